@@ -1,0 +1,29 @@
+import { z } from 'zod'
+import { defineRoute } from '../http/route.js'
+import { ApiKeyCreate, ApiKeyCreatedResponse, ApiKeyPath, ApiKeyResponse } from './schema.js'
+import type { ApiKeyService } from './service.js'
+
+const tag = 'API keys'
+
+export function apiKeyRoutes(keys: ApiKeyService) {
+  return [
+    defineRoute({
+      operationId: 'api_keys_create', method: 'post', path: '/api/v1/api-keys', auth: 'A', permission: 'api_keys:write', tag,
+      summary: 'Create an API key; the secret is in this response only',
+      body: ApiKeyCreate, status: 201, response: ApiKeyCreatedResponse, errors: ['invalid_scope'],
+      handler: ({ auth, body }) => keys.create(auth, body),
+    }),
+    defineRoute({
+      operationId: 'api_keys_list', method: 'get', path: '/api/v1/api-keys', auth: 'A', permission: 'api_keys:read', tag,
+      summary: "The organization's API keys (never their secrets)",
+      status: 200, response: z.array(ApiKeyResponse),
+      handler: ({ auth }) => keys.list(auth),
+    }),
+    defineRoute({
+      operationId: 'api_keys_delete', method: 'delete', path: '/api/v1/api-keys/{key_id}', auth: 'A', permission: 'api_keys:write', tag,
+      summary: 'Delete an API key; it stops working at once',
+      params: ApiKeyPath, status: 204, errors: ['not_found'],
+      handler: ({ auth, params }) => keys.delete(auth, params.key_id),
+    }),
+  ]
+}

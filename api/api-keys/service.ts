@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../core/index.js'
+import type { ApiKeyRow, Repos } from '../../db/index.js'
+import { ApiError } from '../http/errors.js'
+import { SCOPE_PERMISSIONS, type Scope } from '../rbac/index.js'
+import { displayPrefix, generateApiKey } from '../security/api-key-format.js'
+import type { Principal } from '../security/principal.js'
+import type { ApiKeyCreatedResponseT, ApiKeyResponseT } from './schema.js'
+
+const DAY_MS = 86_400_000
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+export class ApiKeyService {
+  constructor(
+    private readonly repos: Repos,
+    private readonly clock: Clock,
+  ) {}
+
+  create(by: Principal, input: { name: string; expires_in_days?: number; scopes?: Scope[] }): ApiKeyCreatedResponseT {
+    // A key can never hold more than whoever makes it (spec: 400 invalid_scope).
+    for (const scope of input.scopes ?? []) {
+      const missing = SCOPE_PERMISSIONS[scope].filter((p) => !by.permissions.has(p))
+      if (missing.length) throw new ApiError('invalid_scope', `You do not hold the scope "${scope}" (missing ${missing.join(', ')}).`)
+    }
+    const now = this.clock.now()
+    const generated = generateApiKey()
+    const row: Omit<ApiKeyRow, 'last_used_at'> = {
+      id: randomUUID(),
+      organization_id: by.organizationId,
+      created_by: by.userId,
+      name: input.name,
+      lookup: generated.lookup,
+      secret_hash: generated.hash,
+      scopes: input.scopes ? JSON.stringify(input.scopes) : null,
+      created_at: now,
+      expires_at: input.expires_in_days ? now + input.expires_in_days * DAY_MS : null,
+    }
+    this.repos.apiKeys.insert(row)
+    return { ...this.toResponse({ ...row, last_used_at: null }), key: generated.key }
+  }
+
+  list(by: Principal): ApiKeyResponseT[] {
+    return this.repos.apiKeys.list(by.organizationId).map((r) => this.toResponse(r))
+  }
+
+  delete(by: Principal, id: string): void {
+    if (!this.repos.apiKeys.delete(by.organizationId, id)) throw new ApiError('not_found')
+  }
+
+  private toResponse(r: ApiKeyRow): ApiKeyResponseT {
+    const creator = this.repos.users.get(r.created_by)
+    return {
+      id: r.id,
+      name: r.name,
+      prefix: displayPrefix(r.lookup),
+      scopes: r.scopes === null ? null : (JSON.parse(r.scopes) as Scope[]),
+      created_at: iso(r.created_at)!,
+      expires_at: iso(r.expires_at),
+      last_used_at: iso(r.last_used_at),
+      created_by: { id: r.created_by, email: creator?.email ?? null, name: creator?.name ?? null },
+    }
+  }
+}

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock, Logger } from '../../core/index.js'
+import type { Repos, UserRow } from '../../db/index.js'
+import { ApiError, type Lang } from '../http/errors.js'
+import type { Mailer } from '../mail/mailer.js'
+import { BUILTIN_ROLE_IDS } from '../rbac/index.js'
+import type { AccessTokens } from '../security/access-tokens.js'
+import { hashPassword, verifyPassword } from '../security/passwords.js'
+import type { Principal } from '../security/principal.js'
+import { randomToken, sha256Hex } from '../security/random.js'
+import type { BucketRule, RateLimitStore } from '../security/rate-limit.js'
+import type { TokenResponseT, UserResponseT } from './schema.js'
+
+export interface AccountSettings {
+  refreshTokenTtlS: number
+  verifyTokenTtlS: number
+  resetTokenTtlS: number
+  loginPerAccount: BucketRule
+  loginPerAddress: BucketRule
+}
+
+export interface AccountDeps {
+  repos: Repos
+  tokens: AccessTokens
+  mailer: Mailer
+  limiter: RateLimitStore
+  clock: Clock
+  logger: Logger
+  settings: AccountSettings
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** Registration, sign-in, email verification, password reset and dashboard sessions. */
+export class AccountService {
+  constructor(private readonly d: AccountDeps) {}
+
+  async register(input: { email: string; password: string; name: string; organization_name?: string; locale: Lang }): Promise<TokenResponseT> {
+    const { repos, clock } = this.d
+    if (repos.users.findByEmail(input.email)) throw new ApiError('email_taken')
+    const passwordHash = await hashPassword(input.password)
+    const now = clock.now()
+    const userId = randomUUID()
+    const orgId = repos.transaction(() => {
+      try {
+        repos.users.insert({ id: userId, email: input.email, name: input.name, password_hash: passwordHash, locale: input.locale, created_at: now })
+      } catch (err) {
+        // Two registrations of one email raced past the check above.
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ApiError('email_taken')
+        throw err
+      }
+      const org = repos.organizations.create(input.organization_name ?? `${input.name}'s organization`, userId, now)
+      repos.organizations.addMember(org.id, userId, BUILTIN_ROLE_IDS.owner, now)
+      this.sendVerification(repos.users.get(userId)!, input.locale)
+      return org.id
+    })
+    return this.startSession(userId, orgId)
+  }
+
+  async login(email: string, password: string, ip: string): Promise<TokenResponseT> {
+    const { repos, limiter, settings } = this.d
+    const accountKey = `login:account:${email.trim().toLowerCase()}`
+    const addressKey = `login:address:${ip}`
+    for (const [key, rule] of [[accountKey, settings.loginPerAccount], [addressKey, settings.loginPerAddress]] as const) {
+      const state = limiter.peek(key, rule)
+      if (!state.allowed) throw new ApiError('rate_limited', undefined, { 'Retry-After': String(state.retryAfterS) })
+    }
+    const user = repos.users.findByEmail(email.trim())
+    const ok = await verifyPassword(user?.password_hash ?? null, password)
+    if (!ok || !user) {
+      // Only failures spend tokens, so a user who types the password right is never throttled
+      // by their own earlier successes.
+      limiter.take(accountKey, settings.loginPerAccount)
+      limiter.take(addressKey, settings.loginPerAddress)
+      this.d.logger.info({ event: 'login_failed' }, 'failed sign-in')
+      throw new ApiError('invalid_credentials')
+    }
+    const membership = repos.organizations.firstMembership(user.id)
+    if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    return this.startSession(user.id, membership.organization_id)
+  }
+
+  async refresh(refreshToken: string): Promise<TokenResponseT> {
+    const { repos, clock } = this.d
+    const hash = sha256Hex(refreshToken)
+    const row = repos.authSessions.findToken(hash)
+    if (!row) throw new ApiError('authentication_required', 'The refresh token is not valid.')
+    const session = repos.authSessions.get(row.session_id)!
+    const now = clock.now()
+    if (session.revoked_at !== null || session.expires_at <= now)
+      throw new ApiError('authentication_required', 'The session has ended; sign in again.')
+    const next = randomToken(32)
+    if (row.used_at !== null || !repos.authSessions.rotate(hash, sha256Hex(next), session.id, now)) {
+      // A used refresh token came back: it was stolen or replayed, so end the whole family.
+      repos.authSessions.revoke(session.id, 'refresh_token_reuse', now)
+      this.d.logger.warn({ event: 'refresh_reuse', session_id: session.id }, 'refresh token reuse; session revoked')
+      throw new ApiError('authentication_required', 'The refresh token was already used; the session has been ended.')
+    }
+    return this.tokenResponse(session.user_id, session.organization_id, session.id, next, session.expires_at)
+  }
+
+  logout(principal: Principal): void {
+    if (principal.sessionId) this.d.repos.authSessions.revoke(principal.sessionId, 'logout', this.d.clock.now())
+  }
+
+  async verifyEmail(token: string): Promise<TokenResponseT> {
+    const { repos, clock } = this.d
+    const row = repos.emailTokens.consume(sha256Hex(token), 'verify_email', clock.now())
+    if (!row) throw new ApiError('invalid_token')
+    repos.users.markVerified(row.user_id, clock.now())
+    const membership = repos.organizations.firstMembership(row.user_id)
+    if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    return this.startSession(row.user_id, membership.organization_id)
+  }
+
+  resendVerification(principal: Principal, locale: Lang | undefined): void {
+    const user = this.d.repos.users.get(principal.userId)
+    if (!user || user.email_verified_at !== null) return
+    this.sendVerification(user, locale ?? (user.locale as Lang))
+  }
+
+  /**
+   * Answers the same way whether or not the email has an account. Both paths make a token and
+   * hash it; only a known account stores it and queues a mail (two local inserts, no SMTP wait).
+   */
+  forgotPassword(email: string, locale: Lang | undefined): void {
+    const { repos, clock, settings } = this.d
+    const token = randomToken(32)
+    const hash = sha256Hex(token)
+    const user = repos.users.findByEmail(email.trim())
+    if (!user) return
+    const now = clock.now()
+    repos.emailTokens.insert({ token_hash: hash, user_id: user.id, purpose: 'reset_password', created_at: now, expires_at: now + settings.resetTokenTtlS * 1000 })
+    this.d.mailer.queue('reset_password', user.email, locale ?? (user.locale as Lang), '/reset-password', token, settings.resetTokenTtlS)
+  }
+
+  async resetPassword(token: string, password: string): Promise<TokenResponseT> {
+    const { repos, clock } = this.d
+    const hash = sha256Hex(token)
+    const passwordHash = await hashPassword(password)
+    const row = repos.emailTokens.consume(hash, 'reset_password', clock.now())
+    if (!row) throw new ApiError('invalid_token')
+    const now = clock.now()
+    repos.users.setPassword(row.user_id, passwordHash, now)
+    // Whoever knew the old password may hold a session: end them all before signing in anew.
+    repos.authSessions.revokeAllForUser(row.user_id, 'password_reset', now)
+    // Receiving the reset email also proves the address.
+    repos.users.markVerified(row.user_id, now)
+    const membership = repos.organizations.firstMembership(row.user_id)
+    if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    return this.startSession(row.user_id, membership.organization_id)
+  }
+
+  me(principal: Principal): UserResponseT {
+    return this.userResponse(principal.userId, principal.organizationId, principal.kind === 'user' ? 'session' : 'api_key')
+  }
+
+  private sendVerification(user: UserRow, lang: Lang): void {
+    const { repos, clock, settings } = this.d
+    const token = randomToken(32)
+    const now = clock.now()
+    repos.emailTokens.insert({ token_hash: sha256Hex(token), user_id: user.id, purpose: 'verify_email', created_at: now, expires_at: now + settings.verifyTokenTtlS * 1000 })
+    this.d.mailer.queue('verify_email', user.email, lang, '/verify-email', token, settings.verifyTokenTtlS)
+  }
+
+  /** Opens a dashboard session: a new refresh-token family and its first access token. */
+  async startSession(userId: string, organizationId: string): Promise<TokenResponseT> {
+    const now = this.d.clock.now()
+    const sessionId = randomUUID()
+    const refresh = randomToken(32)
+    const expiresAt = now + this.d.settings.refreshTokenTtlS * 1000
+    this.d.repos.authSessions.create({ id: sessionId, user_id: userId, organization_id: organizationId, created_at: now, expires_at: expiresAt }, sha256Hex(refresh))
+    return this.tokenResponse(userId, organizationId, sessionId, refresh, expiresAt)
+  }
+
+  private async tokenResponse(userId: string, organizationId: string, sessionId: string, refresh: string, expiresAt: number): Promise<TokenResponseT> {
+    const access = await this.d.tokens.issue({ userId, organizationId, sessionId })
+    return {
+      access_token: access,
+      token_type: 'bearer',
+      expires_in: this.d.tokens.ttlSeconds,
+      refresh_token: refresh,
+      refresh_expires_in: Math.max(0, Math.floor((expiresAt - this.d.clock.now()) / 1000)),
+      user: this.userResponse(userId, organizationId, 'session'),
+    }
+  }
+
+  private userResponse(userId: string, organizationId: string, method: 'session' | 'api_key'): UserResponseT {
+    const { repos } = this.d
+    const user = repos.users.get(userId)
+    const org = repos.organizations.get(organizationId)
+    if (!user || !org) throw new ApiError('authentication_required')
+    const membership = repos.organizations.membership(organizationId, userId)
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      locale: user.locale === 'tr' ? 'tr' : 'en',
+      email_verified: user.email_verified_at !== null,
+      created_at: iso(user.created_at),
+      organization: { id: org.id, name: org.name },
+      role: membership?.role_key ?? null,
+      auth_method: method,
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Every error code the API returns, with its HTTP status and its English and Turkish message.
+ * The spec fixes the codes it names; the others cover its "not shown" cases (docs/api.md lists all).
+ */
+export const ERRORS = {
+  bad_request: [400, 'The request is malformed or has an invalid value.', 'İstek hatalı ya da geçersiz bir değer içeriyor.'],
+  invalid_scope: [400, 'The key asks for a scope its creator does not hold.', 'Anahtar, oluşturanın sahip olmadığı bir yetki kapsamı istiyor.'],
+  invalid_token: [400, 'The token is invalid, expired or already used.', 'Belirteç geçersiz, süresi dolmuş ya da daha önce kullanılmış.'],
+  authentication_required: [401, 'A valid API key or session token is required.', 'Geçerli bir API anahtarı ya da oturum belirteci gerekli.'],
+  invalid_credentials: [401, 'The email or password is incorrect.', 'E-posta ya da parola hatalı.'],
+  insufficient_credit: [402, 'The organization is out of credit.', 'Kuruluşun kredisi tükendi.'],
+  quota_exceeded: [402, 'The plan limit has been reached.', 'Plan sınırına ulaşıldı.'],
+  permission_denied: [403, 'You are not allowed to do this.', 'Bu işlem için yetkiniz yok.'],
+  user_session_required: [403, 'This needs a signed-in dashboard session; API keys cannot do it.', 'Bu işlem oturum açmış bir panel kullanıcısı gerektirir; API anahtarları yapamaz.'],
+  not_found: [404, 'The resource was not found.', 'Kaynak bulunamadı.'],
+  conflict: [409, 'The request conflicts with the current state.', 'İstek, mevcut durumla çakışıyor.'],
+  email_taken: [409, 'An account with this email already exists.', 'Bu e-posta ile bir hesap zaten var.'],
+  file_too_large: [413, 'The uploaded file is too large.', 'Yüklenen dosya çok büyük.'],
+  payload_too_large: [413, 'The request body is too large.', 'İstek gövdesi çok büyük.'],
+  unsupported_media_type: [415, 'The request body must be application/json.', 'İstek gövdesi application/json olmalı.'],
+  rate_limited: [429, 'Too many requests. Try again after the time in Retry-After.', 'Çok fazla istek. Retry-After süresi kadar bekleyip yeniden deneyin.'],
+  concurrency_limit: [429, 'Too many live calls at once.', 'Aynı anda çok fazla canlı arama var.'],
+  internal_error: [500, 'Something went wrong on our side.', 'Bizim tarafımızda bir sorun oluştu.'],
+  upstream_error: [502, 'An upstream provider failed.', 'Bir dış sağlayıcı hata verdi.'],
+  service_unavailable: [503, 'The service is temporarily unavailable.', 'Hizmet geçici olarak kullanılamıyor.'],
+} as const satisfies Record<string, readonly [number, string, string]>
+
+export type ErrorCode = keyof typeof ERRORS
+export type Lang = 'en' | 'tr'
+
+/**
+ * The one error type routes and services throw. `message` overrides the table's text with a
+ * specific, safe-to-show English sentence (e.g. which field is wrong); it is never used for 5xx.
+ */
+export class ApiError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    readonly detailMessage?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detailMessage ?? ERRORS[code][1])
+    this.name = 'ApiError'
+    this.status = ERRORS[code][0]
+  }
+
+  /** The text shown to the caller in their language. */
+  messageFor(lang: Lang): string {
+    if (this.detailMessage && this.status < 500 && lang === 'en') return this.detailMessage
+    const [, en, tr] = ERRORS[this.code]
+    return lang === 'tr' ? tr : en
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, requestId: string) {
+  return { error: { code, message, request_id: requestId } }
+}

@@ -1,0 +1,84 @@
+import type { z } from 'zod'
+import type { Context } from 'koa'
+import type { Permission } from '../rbac/index.js'
+import type { Principal } from '../security/principal.js'
+import type { ErrorCode, Lang } from './errors.js'
+
+/** The spec's Auth column: A = key or bearer, P = none, S = dashboard bearer session only. */
+export type AuthMode = 'A' | 'P' | 'S'
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+type AnyObject = z.ZodObject<z.ZodRawShape>
+
+/** What a handler sees of the request: parsed parts and who is calling, no Koa. */
+export interface RequestInfo {
+  requestId: string
+  lang: Lang
+  ip: string
+  userAgent: string
+  /** Response headers a handler may add (e.g. Retry-After on a throttled login). */
+  setHeader(name: string, value: string): void
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined
+
+export interface HandlerInput<B, Q, P, H, Auth> {
+  body: Out<B>
+  query: Out<Q>
+  params: Out<P>
+  headers: Out<H>
+  auth: Auth
+  req: RequestInfo
+}
+
+/**
+ * One operation of the API. The router mounts it and the OpenAPI document describes it, both
+ * from this one object, so the two cannot drift apart.
+ */
+export interface RouteSpec<
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  P extends AnyObject | undefined = AnyObject | undefined,
+  H extends AnyObject | undefined = AnyObject | undefined,
+  A extends AuthMode = AuthMode,
+> {
+  operationId: string
+  method: Method
+  /** OpenAPI-style path, e.g. `/api/v1/api-keys/{key_id}`. */
+  path: string
+  auth: A
+  permission?: Permission
+  summary: string
+  description?: string
+  tag: string
+  body?: B
+  /** A body that may be absent or `null` (the spec's "optional JSON"). Default: required. */
+  bodyOptional?: boolean
+  query?: Q
+  params?: P
+  headers?: H
+  status: number
+  /** Response schema; omitted for bodiless responses such as 204. */
+  response?: z.ZodType
+  /** Error codes the operation can answer with besides 401/403/422, for the document. */
+  errors?: ErrorCode[]
+  handler(input: HandlerInput<B, Q, P, H, A extends 'P' ? Principal | null : Principal>): unknown
+}
+
+export type AnyRoute = RouteSpec<any, any, any, any, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Identity function that lets TypeScript infer a route's parsed types from its schemas. */
+export function defineRoute<
+  B extends z.ZodType | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  P extends AnyObject | undefined = undefined,
+  H extends AnyObject | undefined = undefined,
+  A extends AuthMode = AuthMode,
+>(spec: RouteSpec<B, Q, P, H, A>): AnyRoute {
+  return spec as AnyRoute
+}
+
+export function koaPath(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\}/g, ':$1')
+}
+
+export type { Context }

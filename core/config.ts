@@ -1,0 +1,113 @@
+import path from 'node:path'
+import { z } from 'zod'
+
+/**
+ * Configuration comes only from environment variables (12-factor). Every variable, its default and
+ * its meaning is listed in docs/configuration.md; keep the two in step.
+ */
+export interface Config {
+  host: string
+  port: number
+  publicUrl: string
+  dataDir: string
+  databaseFile: string
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  trustProxy: boolean
+  bodyLimitBytes: number
+  shutdownTimeoutMs: number
+  accessTokenTtlS: number
+  refreshTokenTtlS: number
+  verifyTokenTtlS: number
+  resetTokenTtlS: number
+  loginAccountBurst: number
+  loginAccountRefillPerMin: number
+  loginAddressBurst: number
+  loginAddressRefillPerMin: number
+  smtpUrl: string | null
+  mailFrom: string
+  /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
+  tokenSigningKey: string | null
+  credentialEncryptionKey: string | null
+}
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+const secret = z
+  .string()
+  .refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes')
+
+/** Variable name → [schema, default]. A missing variable takes the default. */
+const VARIABLES = {
+  OZAN_HOST: [z.string().min(1), '0.0.0.0'],
+  OZAN_PORT: [int(0, 65535), '8080'],
+  OZAN_PUBLIC_URL: [z.url().optional(), undefined],
+  OZAN_DATA_DIR: [z.string().min(1), './data'],
+  OZAN_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
+  OZAN_TRUST_PROXY: [bool, 'false'],
+  OZAN_BODY_LIMIT_BYTES: [int(1024, 64 * 1024 * 1024), String(1024 * 1024)],
+  OZAN_SHUTDOWN_TIMEOUT_MS: [int(0, 600_000), '10000'],
+  OZAN_ACCESS_TOKEN_TTL_S: [int(30, 86_400), '900'],
+  OZAN_REFRESH_TOKEN_TTL_S: [int(300, 365 * 86_400), String(30 * 86_400)],
+  OZAN_VERIFY_TOKEN_TTL_S: [int(60, 30 * 86_400), String(24 * 3600)],
+  OZAN_RESET_TOKEN_TTL_S: [int(60, 7 * 86_400), '3600'],
+  OZAN_LOGIN_ACCOUNT_BURST: [int(1, 10_000), '10'],
+  OZAN_LOGIN_ACCOUNT_REFILL_PER_MIN: [int(1, 100_000), '2'],
+  OZAN_LOGIN_ADDRESS_BURST: [int(1, 100_000), '50'],
+  OZAN_LOGIN_ADDRESS_REFILL_PER_MIN: [int(1, 100_000), '20'],
+  OZAN_SMTP_URL: [z.url({ protocol: /^smtps?$/ }).optional(), undefined],
+  OZAN_MAIL_FROM: [z.string().min(3), 'Ozan <no-reply@localhost>'],
+  OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
+  OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
+} as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
+
+type VarName = keyof typeof VARIABLES
+type Parsed = { [K in VarName]: z.output<(typeof VARIABLES)[K][0]> }
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Reads and validates the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = []
+  const out: Record<string, unknown> = {}
+  for (const [name, [schema, fallback]] of Object.entries(VARIABLES)) {
+    const raw = env[name] === '' ? undefined : env[name]
+    const result = (schema as z.ZodType).safeParse(raw ?? fallback)
+    if (result.success) out[name] = result.data
+    // Never echo the value: some of these variables are secrets.
+    else problems.push(`${name}: ${result.error.issues.map((i) => i.message).join('; ')}`)
+  }
+  if (problems.length) throw new ConfigError(problems)
+  const v = out as Parsed
+  const dataDir = path.resolve(v.OZAN_DATA_DIR)
+  const shownHost = v.OZAN_HOST === '0.0.0.0' || v.OZAN_HOST === '::' ? 'localhost' : v.OZAN_HOST
+  return {
+    host: v.OZAN_HOST,
+    port: v.OZAN_PORT,
+    publicUrl: (v.OZAN_PUBLIC_URL ?? `http://${shownHost}:${v.OZAN_PORT}`).replace(/\/$/, ''),
+    dataDir,
+    databaseFile: path.join(dataDir, 'ozan.db'),
+    logLevel: v.OZAN_LOG_LEVEL,
+    trustProxy: v.OZAN_TRUST_PROXY,
+    bodyLimitBytes: v.OZAN_BODY_LIMIT_BYTES,
+    shutdownTimeoutMs: v.OZAN_SHUTDOWN_TIMEOUT_MS,
+    accessTokenTtlS: v.OZAN_ACCESS_TOKEN_TTL_S,
+    refreshTokenTtlS: v.OZAN_REFRESH_TOKEN_TTL_S,
+    verifyTokenTtlS: v.OZAN_VERIFY_TOKEN_TTL_S,
+    resetTokenTtlS: v.OZAN_RESET_TOKEN_TTL_S,
+    loginAccountBurst: v.OZAN_LOGIN_ACCOUNT_BURST,
+    loginAccountRefillPerMin: v.OZAN_LOGIN_ACCOUNT_REFILL_PER_MIN,
+    loginAddressBurst: v.OZAN_LOGIN_ADDRESS_BURST,
+    loginAddressRefillPerMin: v.OZAN_LOGIN_ADDRESS_REFILL_PER_MIN,
+    smtpUrl: v.OZAN_SMTP_URL ?? null,
+    mailFrom: v.OZAN_MAIL_FROM,
+    tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
+    credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
+  }
+}
+
+export const CONFIG_VARIABLES = Object.keys(VARIABLES) as VarName[]
