@@ -30,7 +30,8 @@ async function main(): Promise<void> {
   }
   const app = createApp({ db, config, secrets, logger, clock: systemClock })
   const server = await listen(app, config.host, config.port, logger)
-  const base = config.publicUrl
+  // With OZAN_PORT=0 the OS picks the port; show the one actually bound.
+  const base = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${server.port}`) : config.publicUrl
   logger.info({ port: server.port, data_dir: config.dataDir }, 'ozan is up')
   process.stdout.write(
     `\nOzan is running.\n  API:       ${base}/api/v1\n  OpenAPI:   ${base}/api/v1/openapi.json\n  Reference: ${base}/docs\n  Data:      ${config.databaseFile}\n\n`,

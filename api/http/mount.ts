@@ -25,6 +25,8 @@ function requestInfo(ctx: Context): RequestInfo {
 /** Mounts each route: authenticate, authorize, validate, call the handler, send its result. */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: MountOptions): void {
   for (const route of routes) {
+    // Koa answers a null body with 204, so a bodiless route declaring anything else would lie.
+    if (!route.response && route.status !== 204) throw new Error(`${route.operationId}: a route without a response schema must declare 204`)
     router[route.method](koaPath(route.path), async (ctx: Context) => {
       const auth =
         route.auth === 'P'
