@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../core/index.js'
 import type { ApiKeyRow, Repos } from '../../db/index.js'
 import { ApiError } from '../http/errors.js'
-import { SCOPE_PERMISSIONS, type Scope } from '../rbac/index.js'
+import { SCOPE_PERMISSIONS, type Permission, type Scope } from '../rbac/index.js'
+import { memberPermissions } from '../security/authenticate.js'
 import { displayPrefix, generateApiKey } from '../security/api-key-format.js'
 import type { Principal } from '../security/principal.js'
 import type { ApiKeyCreatedResponseT, ApiKeyResponseT } from './schema.js'
@@ -17,11 +18,17 @@ export class ApiKeyService {
   ) {}
 
   create(by: Principal, input: { name: string; expires_in_days?: number; scopes?: Scope[] }): ApiKeyCreatedResponseT {
-    // A key can never hold more than whoever makes it (spec: 400 invalid_scope).
+    // A key can never hold more than whoever makes it (spec: 400 invalid_scope): neither more than
+    // the calling credential (a scoped key) nor more than the member recorded as its creator, now.
+    const membership = this.repos.organizations.membership(by.organizationId, by.userId)
+    const member = membership ? memberPermissions(membership) : new Set<Permission>()
     for (const scope of input.scopes ?? []) {
-      const missing = SCOPE_PERMISSIONS[scope].filter((p) => !by.permissions.has(p))
+      const missing = SCOPE_PERMISSIONS[scope].filter((p) => !by.permissions.has(p) || !member.has(p))
       if (missing.length) throw new ApiError('invalid_scope', `You do not hold the scope "${scope}" (missing ${missing.join(', ')}).`)
     }
+    // An unscoped key acts with its creator's member permissions, so a scoped key may not mint one.
+    if (!input.scopes && (!membership || [...member].some((p) => !by.permissions.has(p))))
+      throw new ApiError('invalid_scope', 'A key without scopes would hold more than this API key; list the scopes it needs.')
     const now = this.clock.now()
     const generated = generateApiKey()
     const row: Omit<ApiKeyRow, 'last_used_at'> = {

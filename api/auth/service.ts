@@ -61,20 +61,26 @@ export class AccountService {
     const { repos, limiter, settings } = this.d
     const accountKey = `login:account:${email.trim().toLowerCase()}`
     const addressKey = `login:address:${ip}`
-    for (const [key, rule] of [[accountKey, settings.loginPerAccount], [addressKey, settings.loginPerAddress]] as const) {
-      const state = limiter.peek(key, rule)
-      if (!state.allowed) throw new ApiError('rate_limited', undefined, { 'Retry-After': String(state.retryAfterS) })
+    const buckets = [[accountKey, settings.loginPerAccount], [addressKey, settings.loginPerAddress]] as const
+    // Tokens are taken before the password check and given back on success: the check takes
+    // tens of milliseconds, so a limit checked first and charged afterwards would let a whole
+    // burst of concurrent guesses through.
+    for (const [i, [key, rule]] of buckets.entries()) {
+      const state = limiter.take(key, rule)
+      if (!state.allowed) {
+        for (const [k, r] of buckets.slice(0, i)) limiter.refund(k, r)
+        throw new ApiError('rate_limited', undefined, { 'Retry-After': String(state.retryAfterS) })
+      }
     }
     const user = repos.users.findByEmail(email.trim())
     const ok = await verifyPassword(user?.password_hash ?? null, password)
     if (!ok || !user) {
-      // Only failures spend tokens, so a user who types the password right is never throttled
-      // by their own earlier successes.
-      limiter.take(accountKey, settings.loginPerAccount)
-      limiter.take(addressKey, settings.loginPerAddress)
       this.d.logger.info({ event: 'login_failed' }, 'failed sign-in')
       throw new ApiError('invalid_credentials')
     }
+    // Only failures spend tokens, so a user who types the password right is never throttled
+    // by their own earlier successes.
+    for (const [key, rule] of buckets) limiter.refund(key, rule)
     const membership = repos.organizations.firstMembership(user.id)
     if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
     return this.startSession(user.id, membership.organization_id)

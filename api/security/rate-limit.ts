@@ -19,6 +19,8 @@ export interface TakeResult {
 export interface RateLimitStore {
   take(key: string, rule: BucketRule, cost?: number): TakeResult
   peek(key: string, rule: BucketRule): TakeResult
+  /** Gives back tokens taken for an attempt that turned out not to count; never beyond burst. */
+  refund(key: string, rule: BucketRule, cost?: number): void
 }
 
 interface Bucket {
@@ -61,6 +63,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     b.tokens -= cost
     this.store(key, b)
     return { allowed: true, retryAfterS: 0 }
+  }
+
+  refund(key: string, rule: BucketRule, cost = 1): void {
+    if (!this.buckets.has(key)) return // forgotten buckets start full anyway
+    const b = this.refill(key, rule)
+    b.tokens = Math.min(rule.burst, b.tokens + cost)
+    this.store(key, b)
   }
 
   private store(key: string, b: Bucket): void {
