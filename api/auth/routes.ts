@@ -56,9 +56,9 @@ export function authRoutes(accounts: AccountService) {
     defineRoute({
       operationId: 'auth_forgot_password', method: 'post', path: '/api/v1/auth/forgot-password', auth: 'P', tag,
       summary: 'Email a password-reset link',
-      description: 'Answers 204 whether or not the email has an account.',
-      body: ForgotPasswordRequest, status: 204,
-      handler: ({ body }) => accounts.forgotPassword(body.email, body.locale),
+      description: 'Answers 204 whether or not the email has an account. Throttled per email and per client address.',
+      body: ForgotPasswordRequest, status: 204, errors: ['rate_limited'],
+      handler: ({ body, req }) => accounts.forgotPassword(body.email, body.locale, req.ip),
     }),
     defineRoute({
       operationId: 'auth_reset_password', method: 'post', path: '/api/v1/auth/reset-password', auth: 'P', tag,

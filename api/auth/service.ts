@@ -30,6 +30,7 @@ export interface AccountDeps {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
+const FORGOT_PER_EMAIL: BucketRule = { burst: 5, refillPerMin: 1 }
 
 /** Registration, sign-in, email verification, password reset and dashboard sessions. */
 export class AccountService {
@@ -129,8 +130,14 @@ export class AccountService {
    * Answers the same way whether or not the email has an account. Both paths make a token and
    * hash it; only a known account stores it and queues a mail (two local inserts, no SMTP wait).
    */
-  forgotPassword(email: string, locale: Lang | undefined): void {
-    const { repos, clock, settings } = this.d
+  forgotPassword(email: string, locale: Lang | undefined, ip: string): void {
+    const { repos, clock, settings, limiter } = this.d
+    // Throttled per email (whether or not it has an account, so a 429 reveals nothing) and per
+    // address, so nobody can flood an inbox or the outbox.
+    for (const [key, rule] of [[`forgot:email:${email.trim().toLowerCase()}`, FORGOT_PER_EMAIL], [`forgot:address:${ip}`, settings.loginPerAddress]] as const) {
+      const state = limiter.take(key, rule)
+      if (!state.allowed) throw new ApiError('rate_limited', undefined, { 'Retry-After': String(state.retryAfterS) })
+    }
     const token = randomToken(32)
     const hash = sha256Hex(token)
     const user = repos.users.findByEmail(email.trim())
@@ -142,10 +149,10 @@ export class AccountService {
 
   async resetPassword(token: string, password: string): Promise<TokenResponseT> {
     const { repos, clock } = this.d
-    const hash = sha256Hex(token)
-    const passwordHash = await hashPassword(password)
-    const row = repos.emailTokens.consume(hash, 'reset_password', clock.now())
+    // The token is checked before the costly hash, so made-up tokens cost almost nothing.
+    const row = repos.emailTokens.consume(sha256Hex(token), 'reset_password', clock.now())
     if (!row) throw new ApiError('invalid_token')
+    const passwordHash = await hashPassword(password)
     const now = clock.now()
     repos.users.setPassword(row.user_id, passwordHash, now)
     // Whoever knew the old password may hold a session: end them all before signing in anew.

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { SignJWT, jwtVerify, errors } from 'jose'
 import type { Clock } from '../../core/index.js'
 
@@ -26,6 +27,7 @@ export class AccessTokens {
     const nowS = Math.floor(this.clock.now() / 1000)
     return new SignJWT({ org: c.organizationId, sid: c.sessionId, typ: 'access' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setJti(randomUUID())
       .setSubject(c.userId)
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)

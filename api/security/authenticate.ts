@@ -16,6 +16,7 @@ import type { Principal } from './principal.js'
 import { sameDigest, sha256Hex } from './random.js'
 
 const LAST_USED_INTERVAL_MS = 60_000
+const TOUCHED_MAX = 50_000
 const KNOWN = new Set<string>(PERMISSIONS)
 
 /** A member's permissions, evaluated now: built-in roles from code, custom roles from their row. */
@@ -87,6 +88,8 @@ export class Authenticator {
       permissions = permissionsOfScopes(JSON.parse(row.scopes) as Scope[])
     }
     if ((this.touched.get(row.id) ?? -Infinity) <= now - LAST_USED_INTERVAL_MS) {
+      // Forgetting costs at most one extra write per key, so a full map is simply emptied.
+      if (this.touched.size >= TOUCHED_MAX) this.touched.clear()
       this.touched.set(row.id, now)
       this.repos.apiKeys.touch(row.id, now, LAST_USED_INTERVAL_MS)
     }

@@ -130,3 +130,25 @@ t.test('a reset token expires after one hour', async (t) => {
   t.equal(res.body.error.code, 'invalid_token')
   t.equal((await login(a, 'slow@example.com', PASSWORD)).status, 200, 'the password is unchanged')
 })
+
+t.test('forgot-password is throttled per email, known or not, and recovers with time', async (t) => {
+  const a = await app(t)
+  await a.register('flooded@example.com')
+  for (const email of ['flooded@example.com', 'nobody@example.com']) {
+    for (let i = 0; i < 5; i++) t.equal((await post(a, 'forgot-password', { email })).status, 204)
+    const limited = await post(a, 'forgot-password', { email })
+    t.equal(limited.status, 429, `sixth request for ${email} is refused`)
+    t.equal(limited.body.error.code, 'rate_limited')
+    t.equal(limited.headers.get('retry-after'), '60')
+  }
+  t.equal(mails(a, 'flooded@example.com', 'reset_password').length, 5, 'the refused request sent nothing')
+  ;(a.clock as ManualClock).advance(60_000)
+  t.equal((await post(a, 'forgot-password', { email: 'flooded@example.com' })).status, 204)
+})
+
+t.test('a made-up reset token is refused before any password hashing', async (t) => {
+  const a = await app(t)
+  const res = await post(a, 'reset-password', { token: 'x'.repeat(43), password: NEW_PASSWORD })
+  t.equal(res.status, 400)
+  t.equal(res.body.error.code, 'invalid_token')
+})
