@@ -8,8 +8,10 @@ export function pickLanguage(header: string | undefined): Lang {
   let best: Lang = 'en'
   let bestQ = -1
   for (const part of header.slice(0, 512).split(',')) {
-    const [tag = '', ...params] = part.trim().split(';')
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    const [rawTag = '', ...params] = part.split(';')
+    const tag = rawTag.trim()
+    // RFC 9110 §12.4.2: OWS may surround ";" and the parameter name "q" is case-insensitive.
+    const qParam = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='))
     const q = qParam ? Number(qParam.slice(2)) : 1
     if (!Number.isFinite(q) || q <= 0) continue
     const primary = tag.toLowerCase().split('-')[0] as Lang

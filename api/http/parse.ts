@@ -13,6 +13,9 @@ export interface Parsed {
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
+// V8 quotes a slice of the input in some JSON.parse messages, and that slice may be a password;
+// only the messages that carry nothing but a position are passed on.
+const SAFE_JSON_REASON = /^(?:[^"]* in JSON at position \d+(?: \(line \d+ column \d+\))?|Unexpected end of JSON input)$/
 
 /**
  * Reads at most `limit` bytes; a longer body is refused while streaming, without buffering it.
@@ -29,6 +32,9 @@ async function readJson(ctx: Context, limit: number, optional: boolean): Promise
   try {
     text = await getRawBody(ctx.req, { limit, length: chunked ? undefined : length, encoding: 'utf8' })
   } catch (err) {
+    // raw-body pauses the request on error; Node then neither reads the rest nor parses the next
+    // request on a kept-alive connection, which hangs until a timeout. Discard the rest instead.
+    ctx.req.resume()
     const e = err as { type?: string; status?: number }
     if (e.type === 'entity.too.large') throw new ApiError('payload_too_large', `The request body is larger than ${limit} bytes.`)
     if (e.type === 'request.aborted') throw new ApiError('bad_request', 'The request was aborted by the client.')
@@ -39,10 +45,10 @@ async function readJson(ctx: Context, limit: number, optional: boolean): Promise
     const value: unknown = JSON.parse(text)
     return value === null && optional ? undefined : value
   } catch (err) {
-    const position = Number(/position (\d+)/.exec((err as Error).message)?.[1] ?? 0)
-    throw new ValidationError([
-      { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: (err as Error).message } },
-    ])
+    const reason = (err as Error).message
+    const position = Number(/position (\d+)/.exec(reason)?.[1] ?? 0)
+    const error = SAFE_JSON_REASON.test(reason) ? reason : 'Invalid JSON'
+    throw new ValidationError([{ type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error } }])
   }
 }
 
@@ -55,8 +61,18 @@ function check(where: Location, schema: z.ZodType | undefined, value: unknown, p
 }
 
 /** Query values as strings; a repeated key keeps its last value unless the schema wants an array. */
-function flatQuery(ctx: Context): Record<string, unknown> {
-  return { ...ctx.query }
+function flatQuery(ctx: Context, schema: AnyRoute['query']): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(ctx.query)) {
+    out[key] = Array.isArray(value) && !wantsArray(schema?.shape[key]) ? value.at(-1) : value
+  }
+  return out
+}
+
+function wantsArray(schema: z.ZodType | undefined): boolean {
+  let def = schema?._zod.def
+  while (def && 'innerType' in def) def = (def.innerType as z.ZodType)._zod.def
+  return def?.type === 'array'
 }
 
 function lowerHeaders(ctx: Context): Record<string, string | string[] | undefined> {
@@ -67,7 +83,7 @@ function lowerHeaders(ctx: Context): Record<string, string | string[] | undefine
 export async function parseRequest(ctx: Context, route: AnyRoute, bodyLimit: number): Promise<Parsed> {
   const problems: DetailEntry[] = []
   const params = check('path', route.params, ctx.params ?? {}, problems)
-  const query = check('query', route.query, flatQuery(ctx), problems)
+  const query = check('query', route.query, flatQuery(ctx, route.query), problems)
   const headers = check('header', route.headers, lowerHeaders(ctx), problems)
   let body: unknown
   if (route.body) {
