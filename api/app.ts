@@ -1,10 +1,11 @@
-import Koa from 'koa'
+import Koa, { type Context } from 'koa'
 import Router from '@koa/router'
-import type { Clock, Logger, Secrets } from '../core/index.js'
-import type { Config } from '../core/index.js'
+import { InProcessBus, type Clock, type Config, type EventBus, type Logger, type Secrets } from '../core/index.js'
 import { createRepos, type Db, type Repos } from '../db/index.js'
 import { apiKeyRoutes } from './api-keys/routes.js'
 import { ApiKeyService } from './api-keys/service.js'
+import { Auditor } from './audit/auditor.js'
+import { auditRoutes } from './audit/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { AccountService } from './auth/service.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
@@ -13,6 +14,14 @@ import type { AnyRoute } from './http/route.js'
 import { Mailer } from './mail/mailer.js'
 import { DOCS_HTML } from './openapi/docs-page.js'
 import { buildOpenApi } from './openapi/document.js'
+import { organizationRoutes } from './organizations/routes.js'
+import { OrganizationService } from './organizations/service.js'
+import { projectRoutes } from './projects/routes.js'
+import { ProjectService } from './projects/service.js'
+import { rbacRoutes } from './rbac/routes.js'
+import { RbacService } from './rbac/service.js'
+import { RequestLogBuffer } from './request-logs/buffer.js'
+import { requestLogRoutes } from './request-logs/routes.js'
 import { AccessTokens } from './security/access-tokens.js'
 import { Authenticator } from './security/authenticate.js'
 import { MemoryRateLimitStore, type RateLimitStore } from './security/rate-limit.js'
@@ -23,6 +32,7 @@ export interface AppDeps {
   secrets: Secrets
   logger: Logger
   clock: Clock
+  bus?: EventBus
   limiter?: RateLimitStore
   /** Extra routes (tests use this to exercise shell conventions on purpose-built routes). */
   extraRoutes?: (services: Services) => AnyRoute[]
@@ -31,9 +41,15 @@ export interface AppDeps {
 
 export interface Services {
   repos: Repos
+  bus: EventBus
+  auditor: Auditor
   accounts: AccountService
   apiKeys: ApiKeyService
+  rbac: RbacService
+  organizations: OrganizationService
+  projects: ProjectService
   mailer: Mailer
+  requestLogs: RequestLogBuffer
 }
 
 export interface App {
@@ -45,15 +61,14 @@ export interface App {
   close(): Promise<void>
 }
 
-/** Builds the shell: services over the repositories, routes over the services, one Koa app. */
-export function createApp(deps: AppDeps): App {
+function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTokens): Services {
   const { db, config, logger, clock } = deps
   const repos = createRepos(db)
-  const limiter = deps.limiter ?? new MemoryRateLimitStore(clock)
-  const tokens = new AccessTokens(deps.secrets.tokenSigningKey, config.accessTokenTtlS, clock)
+  const bus = deps.bus ?? new InProcessBus((err, event) => logger.error({ err, event: event.type }, 'event listener failed'))
+  const auditor = new Auditor(repos, clock)
   const mailer = new Mailer(repos, { smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl: config.publicUrl }, clock, logger)
   const accounts = new AccountService({
-    repos, tokens, mailer, limiter, clock, logger,
+    repos, tokens, mailer, limiter, clock, logger, auditor,
     settings: {
       refreshTokenTtlS: config.refreshTokenTtlS,
       verifyTokenTtlS: config.verifyTokenTtlS,
@@ -62,9 +77,38 @@ export function createApp(deps: AppDeps): App {
       loginPerAddress: { burst: config.loginAddressBurst, refillPerMin: config.loginAddressRefillPerMin },
     },
   })
-  const services: Services = { repos, accounts, apiKeys: new ApiKeyService(repos, clock), mailer }
+  return {
+    repos,
+    bus,
+    auditor,
+    accounts,
+    mailer,
+    apiKeys: new ApiKeyService(repos, clock),
+    rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS }),
+    organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
+    projects: new ProjectService(repos, clock),
+    requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
+  }
+}
 
-  const routes: AnyRoute[] = [...authRoutes(accounts), ...apiKeyRoutes(services.apiKeys), ...(deps.extraRoutes?.(services) ?? [])]
+/** Builds the shell: services over the repositories, routes over the services, one Koa app. */
+export function createApp(deps: AppDeps): App {
+  const { config, logger, clock } = deps
+  const limiter = deps.limiter ?? new MemoryRateLimitStore(clock)
+  const tokens = new AccessTokens(deps.secrets.tokenSigningKey, config.accessTokenTtlS, clock)
+  const services = buildServices(deps, limiter, tokens)
+  const { repos } = services
+
+  const routes: AnyRoute[] = [
+    ...authRoutes(services.accounts),
+    ...apiKeyRoutes(services.apiKeys),
+    ...organizationRoutes(services.organizations),
+    ...projectRoutes(services.projects),
+    ...rbacRoutes(services.rbac),
+    ...auditRoutes(repos),
+    ...requestLogRoutes(repos, () => services.requestLogs.flush()),
+    ...(deps.extraRoutes?.(services) ?? []),
+  ]
 
   const koa = new Koa({ proxy: config.trustProxy })
   const router = new Router()
@@ -77,16 +121,41 @@ export function createApp(deps: AppDeps): App {
     ctx.type = 'html'
     ctx.body = DOCS_HTML
   })
-  const authenticator = new Authenticator(repos, tokens, clock)
-  mountRoutes(router, routes, { authenticator, bodyLimitBytes: config.bodyLimitBytes, validateResponses: deps.validateResponses ?? false })
+  mountRoutes(router, routes, {
+    authenticator: new Authenticator(repos, tokens, clock),
+    auditor: services.auditor,
+    limiter,
+    rateLimits: config.rateLimit,
+    bodyLimitBytes: config.bodyLimitBytes,
+    validateResponses: deps.validateResponses ?? false,
+  })
 
-  koa.use(requestContext(logger))
+  // Requests that reached an organization are kept as API request logs (batched off the path).
+  const logRequest = (ctx: Context, durationMs: number) => {
+    const auth = ctx.state.auth
+    if (!auth) return
+    services.requestLogs.push({
+      organization_id: auth.organizationId,
+      environment_id: auth.environmentId,
+      user_id: auth.userId,
+      api_key_id: auth.apiKeyId,
+      method: ctx.method,
+      route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? ctx.path,
+      status: ctx.status,
+      duration_ms: durationMs,
+      request_id: ctx.state.requestId,
+      ip: ctx.ip,
+      created_at: clock.now(),
+    })
+  }
+
+  koa.use(requestContext(logger, logRequest))
   koa.use(errorHandler(logger))
   koa.use(router.routes())
   koa.use(unmatched(router))
 
   // Mail that failed to send is retried every minute while SMTP is configured.
-  const retry = config.smtpUrl ? setInterval(() => void mailer.dispatch(), 60_000).unref() : null
+  const retry = config.smtpUrl ? setInterval(() => void services.mailer.dispatch(), 60_000).unref() : null
 
   return {
     koa,
@@ -96,8 +165,9 @@ export function createApp(deps: AppDeps): App {
     openapi,
     async close() {
       if (retry) clearInterval(retry)
-      await mailer.idle()
-      mailer.close()
+      services.requestLogs.close()
+      await services.mailer.idle()
+      services.mailer.close()
     },
   }
 }

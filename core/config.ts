@@ -25,9 +25,24 @@ export interface Config {
   loginAddressRefillPerMin: number
   smtpUrl: string | null
   mailFrom: string
+  invitationTtlS: number
+  requestLogRetentionDays: number
+  regions: Region[]
+  rateLimit: { organization: Rule; apiKey: Rule; address: Rule }
   /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
   tokenSigningKey: string | null
   credentialEncryptionKey: string | null
+}
+
+export interface Region {
+  id: string
+  name: string
+  api_url: string
+}
+
+interface Rule {
+  burst: number
+  refillPerMin: number
 }
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
@@ -56,6 +71,17 @@ const VARIABLES = {
   OZAN_LOGIN_ADDRESS_REFILL_PER_MIN: [int(1, 100_000), '20'],
   OZAN_SMTP_URL: [z.url({ protocol: /^smtps?$/ }).optional(), undefined],
   OZAN_MAIL_FROM: [z.string().min(3), 'Ozan <no-reply@localhost>'],
+  OZAN_INVITATION_TTL_S: [int(3600, 90 * 86_400), String(7 * 86_400)],
+  OZAN_REQUEST_LOG_RETENTION_DAYS: [int(1, 3650), '30'],
+  // "id=Name" pairs, comma separated; each region's API URL is this deployment's public URL unless
+  // given as "id=Name=https://…".
+  OZAN_REGIONS: [z.string().regex(/^[a-z0-9-]+=[^,=]+(=https?:\/\/[^,]+)?(,[a-z0-9-]+=[^,=]+(=https?:\/\/[^,]+)?)*$/, 'must look like "eu=Europe,us=United States"'), 'local=Local'],
+  OZAN_RATE_LIMIT_ORG_PER_MIN: [int(1, 10_000_000), '6000'],
+  OZAN_RATE_LIMIT_ORG_BURST: [int(1, 10_000_000), '1000'],
+  OZAN_RATE_LIMIT_KEY_PER_MIN: [int(1, 10_000_000), '3000'],
+  OZAN_RATE_LIMIT_KEY_BURST: [int(1, 10_000_000), '500'],
+  OZAN_RATE_LIMIT_ADDRESS_PER_MIN: [int(1, 10_000_000), '3000'],
+  OZAN_RATE_LIMIT_ADDRESS_BURST: [int(1, 10_000_000), '500'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
   OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
 } as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
@@ -85,10 +111,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const v = out as Parsed
   const dataDir = path.resolve(v.OZAN_DATA_DIR)
   const shownHost = v.OZAN_HOST === '0.0.0.0' || v.OZAN_HOST === '::' ? 'localhost' : v.OZAN_HOST
+  const publicUrl = (v.OZAN_PUBLIC_URL ?? `http://${shownHost}:${v.OZAN_PORT}`).replace(/\/$/, '')
   return {
     host: v.OZAN_HOST,
     port: v.OZAN_PORT,
-    publicUrl: (v.OZAN_PUBLIC_URL ?? `http://${shownHost}:${v.OZAN_PORT}`).replace(/\/$/, ''),
+    publicUrl,
     dataDir,
     databaseFile: path.join(dataDir, 'ozan.db'),
     logLevel: v.OZAN_LOG_LEVEL,
@@ -105,6 +132,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginAddressRefillPerMin: v.OZAN_LOGIN_ADDRESS_REFILL_PER_MIN,
     smtpUrl: v.OZAN_SMTP_URL ?? null,
     mailFrom: v.OZAN_MAIL_FROM,
+    invitationTtlS: v.OZAN_INVITATION_TTL_S,
+    requestLogRetentionDays: v.OZAN_REQUEST_LOG_RETENTION_DAYS,
+    regions: v.OZAN_REGIONS.split(',').map((pair) => {
+      const [id = '', name = '', ...url] = pair.split('=')
+      return { id, name: name.trim(), api_url: url.length ? url.join('=') : publicUrl }
+    }),
+    rateLimit: {
+      organization: { burst: v.OZAN_RATE_LIMIT_ORG_BURST, refillPerMin: v.OZAN_RATE_LIMIT_ORG_PER_MIN },
+      apiKey: { burst: v.OZAN_RATE_LIMIT_KEY_BURST, refillPerMin: v.OZAN_RATE_LIMIT_KEY_PER_MIN },
+      address: { burst: v.OZAN_RATE_LIMIT_ADDRESS_BURST, refillPerMin: v.OZAN_RATE_LIMIT_ADDRESS_PER_MIN },
+    },
     tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
     credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
   }

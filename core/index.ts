@@ -2,3 +2,4 @@ export { loadConfig, ConfigError, CONFIG_VARIABLES, type Config } from './config
 export { loadSecrets, type Secrets } from './secrets.js'
 export { createLogger, type Logger } from './logger.js'
 export { systemClock, ManualClock, type Clock } from './clock.js'
+export { InProcessBus, type EventBus, type DomainEvent, type EventListener } from './bus.js'

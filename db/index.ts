@@ -5,6 +5,12 @@ import { AuthSessionsRepo } from './repos/auth-sessions.js'
 import { EmailTokensRepo } from './repos/email-tokens.js'
 import { MailOutboxRepo } from './repos/mail-outbox.js'
 import { ApiKeysRepo } from './repos/api-keys.js'
+import { ProjectsRepo } from './repos/projects.js'
+import { RolesRepo } from './repos/roles.js'
+import { MembersRepo } from './repos/members.js'
+import { InvitationsRepo } from './repos/invitations.js'
+import { AuditRepo } from './repos/audit.js'
+import { RequestLogsRepo } from './repos/request-logs.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -13,6 +19,13 @@ export type { AuthSessionRow } from './repos/auth-sessions.js'
 export type { EmailTokenPurpose } from './repos/email-tokens.js'
 export type { MailRow } from './repos/mail-outbox.js'
 export type { ApiKeyRow } from './repos/api-keys.js'
+export type { ProjectRow, EnvironmentRow } from './repos/projects.js'
+export type { RoleRow } from './repos/roles.js'
+export type { MemberRow, MemberOrganizationRow } from './repos/members.js'
+export type { InvitationRow } from './repos/invitations.js'
+export type { AuditRow, NewAuditRow, AuditFilter } from './repos/audit.js'
+export type { RequestLogRow, NewRequestLog, RequestLogFilter } from './repos/request-logs.js'
+export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 
 export interface Repos {
   users: UsersRepo
@@ -21,6 +34,12 @@ export interface Repos {
   emailTokens: EmailTokensRepo
   mailOutbox: MailOutboxRepo
   apiKeys: ApiKeysRepo
+  projects: ProjectsRepo
+  roles: RolesRepo
+  members: MembersRepo
+  invitations: InvitationsRepo
+  audit: AuditRepo
+  requestLogs: RequestLogsRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -33,6 +52,12 @@ export function createRepos(db: Db): Repos {
     emailTokens: new EmailTokensRepo(db),
     mailOutbox: new MailOutboxRepo(db),
     apiKeys: new ApiKeysRepo(db),
+    projects: new ProjectsRepo(db),
+    roles: new RolesRepo(db),
+    members: new MembersRepo(db),
+    invitations: new InvitationsRepo(db),
+    audit: new AuditRepo(db),
+    requestLogs: new RequestLogsRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

@@ -10,6 +10,7 @@ export function apiKeyRoutes(keys: ApiKeyService) {
     defineRoute({
       operationId: 'api_keys_create', method: 'post', path: '/api/v1/api-keys', auth: 'A', permission: 'api_keys:write', tag,
       summary: 'Create an API key; the secret is in this response only',
+      audit: { action: 'api_key.created', resource: 'api_key' },
       body: ApiKeyCreate, status: 201, response: ApiKeyCreatedResponse, errors: ['invalid_scope'],
       handler: ({ auth, body }) => keys.create(auth, body),
     }),
@@ -22,6 +23,7 @@ export function apiKeyRoutes(keys: ApiKeyService) {
     defineRoute({
       operationId: 'api_keys_delete', method: 'delete', path: '/api/v1/api-keys/{key_id}', auth: 'A', permission: 'api_keys:write', tag,
       summary: 'Delete an API key; it stops working at once',
+      audit: { action: 'api_key.deleted', resource: 'api_key' },
       params: ApiKeyPath, status: 204, errors: ['not_found'],
       handler: ({ auth, params }) => keys.delete(auth, params.key_id),
     }),

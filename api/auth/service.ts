@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { Clock, Logger } from '../../core/index.js'
 import type { Repos, UserRow } from '../../db/index.js'
 import { ApiError, type Lang } from '../http/errors.js'
+import type { Auditor } from '../audit/auditor.js'
+import type { RequestInfo } from '../http/route.js'
 import type { Mailer } from '../mail/mailer.js'
 import { BUILTIN_ROLE_IDS } from '../rbac/index.js'
 import type { AccessTokens } from '../security/access-tokens.js'
@@ -24,6 +26,7 @@ export interface AccountDeps {
   tokens: AccessTokens
   mailer: Mailer
   limiter: RateLimitStore
+  auditor: Auditor
   clock: Clock
   logger: Logger
   settings: AccountSettings
@@ -36,7 +39,7 @@ const FORGOT_PER_EMAIL: BucketRule = { burst: 5, refillPerMin: 1 }
 export class AccountService {
   constructor(private readonly d: AccountDeps) {}
 
-  async register(input: { email: string; password: string; name: string; organization_name?: string; locale: Lang }): Promise<TokenResponseT> {
+  async register(input: { email: string; password: string; name: string; organization_name?: string; locale: Lang }, req: RequestInfo): Promise<TokenResponseT> {
     const { repos, clock } = this.d
     if (repos.users.findByEmail(input.email)) throw new ApiError('email_taken')
     const passwordHash = await hashPassword(input.password)
@@ -55,10 +58,12 @@ export class AccountService {
       this.sendVerification(repos.users.get(userId)!, input.locale)
       return org.id
     })
+    this.d.auditor.record({ organizationId: orgId, userId }, req, { action: 'user.registered', resourceType: 'user', resourceId: userId })
     return this.startSession(userId, orgId)
   }
 
-  async login(email: string, password: string, ip: string): Promise<TokenResponseT> {
+  async login(email: string, password: string, req: RequestInfo): Promise<TokenResponseT> {
+    const ip = req.ip
     const { repos, limiter, settings } = this.d
     const accountKey = `login:account:${email.trim().toLowerCase()}`
     const addressKey = `login:address:${ip}`
@@ -77,6 +82,12 @@ export class AccountService {
     const ok = await verifyPassword(user?.password_hash ?? null, password)
     if (!ok || !user) {
       this.d.logger.info({ event: 'login_failed' }, 'failed sign-in')
+      // Attributed to the account's first organization when the email is known; otherwise kept
+      // with no organization (visible to operators only).
+      const orgId = user ? (repos.organizations.firstMembership(user.id)?.organization_id ?? null) : null
+      this.d.auditor.record({ organizationId: orgId, userId: user?.id ?? null }, req, {
+        action: 'session.login_failed', resourceType: 'user', resourceId: user?.id ?? null, outcome: 'failure',
+      })
       throw new ApiError('invalid_credentials')
     }
     // Only failures spend tokens, so a user who types the password right is never throttled
@@ -84,23 +95,27 @@ export class AccountService {
     for (const [key, rule] of buckets) limiter.refund(key, rule)
     const membership = repos.organizations.firstMembership(user.id)
     if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    this.d.auditor.record({ organizationId: membership.organization_id, userId: user.id }, req, { action: 'session.login', resourceType: 'user', resourceId: user.id })
     return this.startSession(user.id, membership.organization_id)
   }
 
-  async refresh(refreshToken: string): Promise<TokenResponseT> {
+  async refresh(refreshToken: string, req: RequestInfo): Promise<TokenResponseT> {
     const { repos, clock } = this.d
     const hash = sha256Hex(refreshToken)
     const row = repos.authSessions.findToken(hash)
     if (!row) throw new ApiError('authentication_required', 'The refresh token is not valid.')
     const session = repos.authSessions.get(row.session_id)!
     const now = clock.now()
-    if (session.revoked_at !== null || session.expires_at <= now)
+    if (session.revoked_at !== null || session.expires_at <= now || !repos.organizations.membership(session.organization_id, session.user_id))
       throw new ApiError('authentication_required', 'The session has ended; sign in again.')
     const next = randomToken(32)
     if (row.used_at !== null || !repos.authSessions.rotate(hash, sha256Hex(next), session.id, now)) {
       // A used refresh token came back: it was stolen or replayed, so end the whole family.
       repos.authSessions.revoke(session.id, 'refresh_token_reuse', now)
       this.d.logger.warn({ event: 'refresh_reuse', session_id: session.id }, 'refresh token reuse; session revoked')
+      this.d.auditor.record({ organizationId: session.organization_id, userId: session.user_id }, req, {
+        action: 'session.refresh_reuse', resourceType: 'session', resourceId: session.id, outcome: 'failure',
+      })
       throw new ApiError('authentication_required', 'The refresh token was already used; the session has been ended.')
     }
     return this.tokenResponse(session.user_id, session.organization_id, session.id, next, session.expires_at)
@@ -110,13 +125,14 @@ export class AccountService {
     if (principal.sessionId) this.d.repos.authSessions.revoke(principal.sessionId, 'logout', this.d.clock.now())
   }
 
-  async verifyEmail(token: string): Promise<TokenResponseT> {
+  async verifyEmail(token: string, req: RequestInfo): Promise<TokenResponseT> {
     const { repos, clock } = this.d
     const row = repos.emailTokens.consume(sha256Hex(token), 'verify_email', clock.now())
     if (!row) throw new ApiError('invalid_token')
     repos.users.markVerified(row.user_id, clock.now())
     const membership = repos.organizations.firstMembership(row.user_id)
     if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, { action: 'user.email_verified', resourceType: 'user', resourceId: row.user_id })
     return this.startSession(row.user_id, membership.organization_id)
   }
 
@@ -147,7 +163,7 @@ export class AccountService {
     this.d.mailer.queue('reset_password', user.email, locale ?? (user.locale as Lang), '/reset-password', token, settings.resetTokenTtlS)
   }
 
-  async resetPassword(token: string, password: string): Promise<TokenResponseT> {
+  async resetPassword(token: string, password: string, req: RequestInfo): Promise<TokenResponseT> {
     const { repos, clock } = this.d
     // The token is checked before the costly hash, so made-up tokens cost almost nothing.
     const row = repos.emailTokens.consume(sha256Hex(token), 'reset_password', clock.now())
@@ -161,6 +177,7 @@ export class AccountService {
     repos.users.markVerified(row.user_id, now)
     const membership = repos.organizations.firstMembership(row.user_id)
     if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, { action: 'user.password_reset', resourceType: 'user', resourceId: row.user_id })
     return this.startSession(row.user_id, membership.organization_id)
   }
 

@@ -19,7 +19,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/
  * Outermost middleware: request id, language, one structured log line per request. Only the
  * method, the path (never the query string) and the outcome are logged.
  */
-export function requestContext(logger: Logger) {
+export function requestContext(logger: Logger, onDone?: (ctx: Context, durationMs: number) => void) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now()
     const incoming = ctx.get('x-request-id')
@@ -30,12 +30,11 @@ export function requestContext(logger: Logger) {
     try {
       await next()
     } finally {
+      const durationMs = Math.round((performance.now() - started) * 100) / 100
       if (logger.isLevelEnabled('info')) {
-        logger.info(
-          { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 },
-          'request',
-        )
+        logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: durationMs }, 'request')
       }
+      onDone?.(ctx, durationMs)
     }
   }
 }

@@ -14,6 +14,8 @@ export interface RequestInfo {
   requestId: string
   lang: Lang
   ip: string
+  /** The Host the client addressed (for region matching). */
+  host: string
   userAgent: string
   /** Response headers a handler may add (e.g. Retry-After on a throttled login). */
   setHeader(name: string, value: string): void
@@ -59,6 +61,11 @@ export interface RouteSpec<
   status: number
   /** Response schema; omitted for bodiless responses such as 204. */
   response?: z.ZodType
+  /**
+   * How a mutating request reaches the audit trail: by default the router records it (action =
+   * this, or the operationId); 'service' means the service records it itself, with more detail.
+   */
+  audit?: { action: string; resource: string } | 'service'
   /** Error codes the operation can answer with besides 401/403/422, for the document. */
   errors?: ErrorCode[]
   handler(input: HandlerInput<B, Q, P, H, A extends 'P' ? Principal | null : Principal>): unknown

@@ -2,7 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer'
 import type { Clock, Logger } from '../../core/index.js'
 import type { Repos } from '../../db/index.js'
 import type { Lang } from '../http/errors.js'
-import { renderMail, type MailKind } from './templates.js'
+import { renderMail, type MailKind, type MailVars } from './templates.js'
 
 export interface MailerOptions {
   smtpUrl: string | null
@@ -32,9 +32,9 @@ export class Mailer {
     this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : null
   }
 
-  queue(kind: MailKind, to: string, lang: Lang, pagePath: string, token: string, ttlS: number): number {
+  queue(kind: MailKind, to: string, lang: Lang, pagePath: string, token: string, ttlS: number, vars?: MailVars): number {
     const link = `${this.options.publicUrl}${pagePath}?token=${encodeURIComponent(token)}`
-    const { subject, text } = renderMail(kind, lang, link, ttlS)
+    const { subject, text } = renderMail(kind, lang, link, ttlS, vars)
     const id = this.repos.mailOutbox.insert({ recipient: to, kind, subject, body_text: text, created_at: this.clock.now() })
     if (this.transport) void this.dispatch()
     else this.logger.info({ mail_id: id, kind }, 'email waiting in the outbox (no SMTP configured)')

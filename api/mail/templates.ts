@@ -1,13 +1,18 @@
 import type { Lang } from '../http/errors.js'
 
-export type MailKind = 'verify_email' | 'reset_password'
+export type MailKind = 'verify_email' | 'reset_password' | 'invitation'
+
+export interface MailVars {
+  organization?: string
+  inviter?: string
+}
 
 interface Rendered {
   subject: string
   text: string
 }
 
-const TEMPLATES: Record<MailKind, Record<Lang, (link: string, hours: number) => Rendered>> = {
+const TEMPLATES: Record<MailKind, Record<Lang, (link: string, hours: number, v: MailVars) => Rendered>> = {
   verify_email: {
     en: (link, hours) => ({
       subject: 'Confirm your Ozan email address',
@@ -16,6 +21,16 @@ const TEMPLATES: Record<MailKind, Record<Lang, (link: string, hours: number) => 
     tr: (link, hours) => ({
       subject: 'Ozan e-posta adresinizi doğrulayın',
       text: `Ozan'a hoş geldiniz.\n\nE-posta adresinizi doğrulamak için bu bağlantıyı ${hours} saat içinde açın:\n\n${link}\n\nKaydolmadıysanız bu iletiyi yok sayın.\n`,
+    }),
+  },
+  invitation: {
+    en: (link, hours, v) => ({
+      subject: `You are invited to ${v.organization} on Ozan`,
+      text: `${v.inviter} invited you to join ${v.organization} on Ozan.\n\nSign in (or sign up) with this email address, then open this link within ${Math.round(hours / 24)} days to accept:\n\n${link}\n`,
+    }),
+    tr: (link, hours, v) => ({
+      subject: `Ozan'da ${v.organization} kuruluşuna davet edildiniz`,
+      text: `${v.inviter} sizi Ozan'da ${v.organization} kuruluşuna katılmaya davet etti.\n\nBu e-posta adresiyle oturum açın (ya da kaydolun), ardından kabul etmek için bu bağlantıyı ${Math.round(hours / 24)} gün içinde açın:\n\n${link}\n`,
     }),
   },
   reset_password: {
@@ -30,6 +45,6 @@ const TEMPLATES: Record<MailKind, Record<Lang, (link: string, hours: number) => 
   },
 }
 
-export function renderMail(kind: MailKind, lang: Lang, link: string, ttlS: number): Rendered {
-  return TEMPLATES[kind][lang](link, Math.max(1, Math.round(ttlS / 3600)))
+export function renderMail(kind: MailKind, lang: Lang, link: string, ttlS: number, vars: MailVars = {}): Rendered {
+  return TEMPLATES[kind][lang](link, Math.max(1, Math.round(ttlS / 3600)), vars)
 }

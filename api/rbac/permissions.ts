@@ -117,3 +117,51 @@ export const BUILTIN_ROLE_PERMISSIONS: Record<BuiltinRole, ReadonlySet<Permissio
   ]),
   viewer: permissionsOfScopes(['workflow:read', 'knowledge_base:read', 'org:read', 'member:read']),
 }
+
+const RESOURCE_LABELS: Record<Resource, string> = {
+  agents: 'agents (workflows)',
+  sessions: 'sessions and runs',
+  calls: 'calls',
+  analytics: 'analytics',
+  knowledge_base: 'the knowledge base',
+  phone_numbers: 'phone numbers',
+  tools: 'tools',
+  campaigns: 'campaigns',
+  do_not_call: 'the do-not-call list',
+  integrations: 'integrations',
+  automations: 'automations',
+  webhooks: 'webhook endpoints and deliveries',
+  credentials: 'provider credentials',
+  organization: 'organization settings and projects',
+  api_keys: 'API keys',
+  billing: 'billing',
+  members: 'members and invitations',
+  roles: 'roles',
+  audit: 'the audit trail',
+  request_logs: 'API request logs',
+}
+
+const ACTION_LABELS: Record<string, string> = {
+  read: 'View',
+  write: 'Create, change and delete',
+  publish: 'Publish and promote',
+  run: 'Run (start calls and sessions, mint web-call tokens)',
+}
+
+export function describePermission(p: Permission): { resource: string; action: string; description: string; scopes: Scope[] } {
+  const [resource, action] = p.split(':') as [Resource, string]
+  return {
+    resource,
+    action,
+    description: `${ACTION_LABELS[action] ?? action} ${RESOURCE_LABELS[resource]}`,
+    scopes: SCOPES.filter((s) => SCOPE_PERMISSIONS[s].includes(p)),
+  }
+}
+
+const KNOWN = new Set<string>(PERMISSIONS)
+
+/** A role's permissions now: built-in roles from code, custom roles from their stored list. */
+export function rolePermissions(role: { builtin: number; key: string; permissions: string }): ReadonlySet<Permission> {
+  if (role.builtin) return BUILTIN_ROLE_PERMISSIONS[role.key as BuiltinRole] ?? new Set()
+  return new Set((JSON.parse(role.permissions) as string[]).filter((p): p is Permission => KNOWN.has(p)))
+}

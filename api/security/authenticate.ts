@@ -2,29 +2,22 @@ import type { Clock } from '../../core/index.js'
 import type { MembershipRow, Repos } from '../../db/index.js'
 import { ApiError } from '../http/errors.js'
 import type { AuthMode } from '../http/route.js'
-import {
-  BUILTIN_ROLE_PERMISSIONS,
-  PERMISSIONS,
-  permissionsOfScopes,
-  type BuiltinRole,
-  type Permission,
-  type Scope,
-} from '../rbac/index.js'
+import { permissionsOfScopes, rolePermissions, type Permission, type Scope } from '../rbac/index.js'
 import type { AccessTokens } from './access-tokens.js'
 import { looksLikeApiKey, parseApiKey } from './api-key-format.js'
+import { resolveEnvironment } from './environment.js'
 import type { Principal } from './principal.js'
 import { sameDigest, sha256Hex } from './random.js'
 
 const LAST_USED_INTERVAL_MS = 60_000
 const TOUCHED_MAX = 50_000
-const KNOWN = new Set<string>(PERMISSIONS)
 
-/** A member's permissions, evaluated now: built-in roles from code, custom roles from their row. */
+/** A member's permissions, evaluated now. */
 export function memberPermissions(m: MembershipRow): ReadonlySet<Permission> {
-  if (m.role_builtin) return BUILTIN_ROLE_PERMISSIONS[m.role_key as BuiltinRole] ?? new Set()
-  const list = JSON.parse(m.role_permissions) as string[]
-  return new Set(list.filter((p): p is Permission => KNOWN.has(p)))
+  return rolePermissions({ builtin: m.role_builtin, key: m.role_key, permissions: m.role_permissions })
 }
+
+type Identity = Omit<Principal, 'environmentId' | 'environment' | 'projectId'>
 
 const unauthenticated = (why?: string) => new ApiError('authentication_required', why)
 
@@ -39,22 +32,29 @@ export class Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(mode: AuthMode, authorization: string | undefined, apiKey: string | undefined): Promise<Principal> {
+  async authenticate(
+    mode: AuthMode,
+    authorization: string | undefined,
+    apiKey: string | undefined,
+    environmentHeader: string | undefined,
+  ): Promise<Principal> {
+    let who: Identity
     if (authorization !== undefined) {
       const m = /^Bearer +(\S+)\s*$/i.exec(authorization)
       if (!m) throw unauthenticated('The Authorization header must be "Bearer <token>".')
       if (looksLikeApiKey(m[1]!)) throw unauthenticated('An API key goes in the X-API-Key header, not in Authorization.')
-      return this.bySession(m[1]!)
-    }
-    if (apiKey !== undefined) {
-      const principal = this.byApiKey(apiKey)
+      who = await this.bySession(m[1]!)
+    } else if (apiKey !== undefined) {
+      who = this.byApiKey(apiKey)
       if (mode === 'S') throw new ApiError('user_session_required')
-      return principal
+    } else {
+      throw unauthenticated()
     }
-    throw unauthenticated()
+    const env = resolveEnvironment(this.repos, who.organizationId, environmentHeader)
+    return { ...who, environmentId: env.id, environment: env.slug, projectId: env.project_id }
   }
 
-  private async bySession(token: string): Promise<Principal> {
+  private async bySession(token: string): Promise<Identity> {
     const claims = await this.tokens.verify(token)
     if (!claims) throw unauthenticated('The access token is invalid or expired.')
     const session = this.repos.authSessions.get(claims.sessionId)
@@ -72,7 +72,7 @@ export class Authenticator {
     }
   }
 
-  private byApiKey(key: string): Principal {
+  private byApiKey(key: string): Identity {
     const parsed = parseApiKey(key.trim())
     const row = parsed && this.repos.apiKeys.findByLookup(parsed.lookup)
     if (!row || !sameDigest(row.secret_hash, sha256Hex(key.trim()))) throw unauthenticated('The API key is not valid.')

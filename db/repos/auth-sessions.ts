@@ -26,6 +26,7 @@ export class AuthSessionsRepo {
   private readonly getSession
   private readonly revokeStmt
   private readonly revokeUserStmt
+  private readonly revokeUserOrgStmt
   private readonly insertToken
   private readonly getToken
   private readonly markUsedStmt
@@ -40,6 +41,9 @@ export class AuthSessionsRepo {
     )
     this.revokeUserStmt = db.prepare(
       'UPDATE auth_sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL',
+    )
+    this.revokeUserOrgStmt = db.prepare(
+      'UPDATE auth_sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND organization_id = ? AND revoked_at IS NULL',
     )
     this.insertToken = db.prepare('INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES (?, ?, ?)')
     this.getToken = db.prepare<[string], RefreshTokenRow>('SELECT * FROM refresh_tokens WHERE token_hash = ?')
@@ -73,6 +77,10 @@ export class AuthSessionsRepo {
 
   revoke(id: string, reason: string, now: number): void {
     this.revokeStmt.run(now, reason, id)
+  }
+
+  revokeForUserInOrganization(userId: string, organizationId: string, reason: string, now: number): void {
+    this.revokeUserOrgStmt.run(now, reason, userId, organizationId)
   }
 
   revokeAllForUser(userId: string, reason: string, now: number): void {

@@ -7,6 +7,7 @@ export interface OrganizationRow {
   created_by: string | null
   created_at: number
   updated_at: number
+  default_environment: 'dev' | 'staging' | 'prod'
 }
 
 export interface MembershipRow {
@@ -31,6 +32,7 @@ export class OrganizationsRepo {
   private readonly membershipStmt
   private readonly firstMembershipStmt
   private readonly setRoleStmt
+  private readonly updateStmt
 
   constructor(private readonly db: Db) {
     this.insertOrg = db.prepare(
@@ -56,6 +58,13 @@ export class OrganizationsRepo {
       `${membershipSql} WHERE m.user_id = ? ORDER BY m.created_at LIMIT 1`,
     )
     this.setRoleStmt = db.prepare('UPDATE org_members SET role_id = ? WHERE organization_id = ? AND user_id = ?')
+    this.updateStmt = db.prepare(
+      'UPDATE organizations SET name = @name, default_environment = @default_environment, updated_at = @updated_at WHERE id = @id',
+    )
+  }
+
+  update(o: Pick<OrganizationRow, 'id' | 'name' | 'default_environment' | 'updated_at'>): void {
+    this.updateStmt.run(o)
   }
 
   /** Creates an organization with a default project holding dev, staging and prod. */

@@ -1,0 +1,28 @@
+import { z } from 'zod'
+import { defineRoute } from '../http/route.js'
+import { EnvironmentResponse, ProjectCreate, ProjectPath, ProjectResponse } from './schema.js'
+import type { ProjectService } from './service.js'
+
+const tag = 'Projects, organizations, regions'
+
+export function projectRoutes(projects: ProjectService) {
+  return [
+    defineRoute({
+      operationId: 'projects_list', method: 'get', path: '/api/v1/projects', auth: 'A', tag,
+      summary: "The organization's projects with their environments", status: 200, response: z.array(ProjectResponse),
+      handler: ({ auth }) => projects.list(auth),
+    }),
+    defineRoute({
+      operationId: 'projects_create', method: 'post', path: '/api/v1/projects', auth: 'A', permission: 'organization:write', tag,
+      summary: 'Create a project; it gets dev, staging and prod environments',
+      audit: { action: 'project.created', resource: 'project' },
+      body: ProjectCreate, status: 201, response: ProjectResponse,
+      handler: ({ auth, body }) => projects.create(auth, body.name),
+    }),
+    defineRoute({
+      operationId: 'projects_environments', method: 'get', path: '/api/v1/projects/{project_uuid}/environments', auth: 'A', tag,
+      summary: "A project's environments", params: ProjectPath, status: 200, response: z.array(EnvironmentResponse), errors: ['not_found'],
+      handler: ({ auth, params }) => projects.environments(auth, params.project_uuid),
+    }),
+  ]
+}
