@@ -69,9 +69,12 @@ function operation(route: AnyRoute): Json {
   if (route.auth !== 'P') responses['401'] = errorRef('authentication_required')
   if (route.auth === 'S') responses['403'] = errorRef('user_session_required (an API key was used)')
   else if (route.permission) responses['403'] = errorRef(`permission_denied (needs ${route.permission})`)
-  for (const code of route.errors ?? []) {
+  // Every route is throttled per client address; every body is size- and type-checked.
+  const implicit: (keyof typeof ERRORS)[] = route.body ? ['payload_too_large', 'unsupported_media_type', 'rate_limited'] : ['rate_limited']
+  for (const code of [...implicit, ...(route.errors ?? [])]) {
     const status = String(ERRORS[code][0])
     const prior = responses[status] as { description: string } | undefined
+    if (prior?.description.split('; ').includes(code)) continue
     responses[status] = errorRef(prior ? `${prior.description}; ${code}` : code)
   }
   responses['422'] = {
