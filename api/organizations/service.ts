@@ -56,7 +56,11 @@ export class OrganizationService {
   }
 
   regionList(requestHost: string) {
-    return this.regions.map((r, i) => ({ ...r, current: new URL(r.api_url).host === requestHost || (i === 0 && !this.regions.some((x) => new URL(x.api_url).host === requestHost)) }))
+    // Host names are case-insensitive (RFC 9110 §4.2.3); URL.host is already lower-cased.
+    const host = requestHost.toLowerCase()
+    const serves = (r: Region) => new URL(r.api_url).host === host
+    const fallback = !this.regions.some(serves)
+    return this.regions.map((r, i) => ({ ...r, current: serves(r) || (fallback && i === 0) }))
   }
 
   private response(organizationId: string, userId: string): OrganizationResponseT {
