@@ -12,8 +12,10 @@ import type { InvitationResponseT, MemberResponseT, RoleResponseT } from './sche
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** A stable key from the name; names with no Latin letters (e.g. 管理者) get one from their hash. */
 function roleKey(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/[\s-]+/g, '_').slice(0, 60) || 'role'
+  const slug = name.toLowerCase().normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/[\s-]+/g, '_').slice(0, 60)
+  return /[a-z0-9]/.test(slug) ? slug : `role_${sha256Hex(name.toLowerCase()).slice(0, 12)}`
 }
 
 export interface RbacDeps {
@@ -56,13 +58,19 @@ export class RbacService {
     const permissions = input.permissions ?? (JSON.parse(role.permissions) as Permission[])
     this.d.repos.roles.update(p.organizationId, id, { key, name, description: input.description ?? role.description, permissions })
     this.d.auditor.record(p, req, { action: 'role.updated', resourceType: 'role', resourceId: String(id), metadata: { permissions } })
-    return this.roleResponse(this.d.repos.roles.get(p.organizationId, id)!, this.d.repos.roles.usage(id))
+    // member_count counts members only, as in the list (usage() also counts pending invitations).
+    const updated = this.d.repos.roles.list(p.organizationId).find((r) => r.id === id)!
+    return this.roleResponse(updated, updated.member_count)
   }
 
   deleteRole(p: Principal, id: number, req: RequestInfo): void {
     this.customRole(p, id)
-    if (this.d.repos.roles.usage(id) > 0) throw new ApiError('role_in_use')
-    this.d.repos.roles.delete(p.organizationId, id)
+    const { repos, clock } = this.d
+    repos.transaction(() => {
+      const now = clock.now()
+      if (repos.roles.usage(id, now) > 0) throw new ApiError('role_in_use')
+      repos.roles.delete(p.organizationId, id, now)
+    })
     this.d.auditor.record(p, req, { action: 'role.deleted', resourceType: 'role', resourceId: String(id) })
   }
 
