@@ -58,7 +58,7 @@ export function authRoutes(accounts: AccountService) {
       summary: 'Email a password-reset link',
       description: 'Answers 204 whether or not the email has an account. Throttled per email and per client address.',
       body: ForgotPasswordRequest, status: 204, errors: ['rate_limited'],
-      handler: ({ body, req }) => accounts.forgotPassword(body.email, body.locale, req.ip),
+      handler: ({ body, req }) => accounts.forgotPassword(body.email, body.locale, req),
     }),
     defineRoute({
       operationId: 'auth_reset_password', method: 'post', path: '/api/v1/auth/reset-password', auth: 'P', tag,

@@ -84,8 +84,9 @@ export class AccountService {
       this.d.logger.info({ event: 'login_failed' }, 'failed sign-in')
       // Attributed to the account's first organization when the email is known; otherwise kept
       // with no organization (visible to operators only).
+      // The actor is anonymous: nobody proved to be that user. The account is the resource.
       const orgId = user ? (repos.organizations.firstMembership(user.id)?.organization_id ?? null) : null
-      this.d.auditor.record({ organizationId: orgId, userId: user?.id ?? null }, req, {
+      this.d.auditor.record({ organizationId: orgId, userId: null }, req, {
         action: 'session.login_failed', resourceType: 'user', resourceId: user?.id ?? null, outcome: 'failure',
       })
       throw new ApiError('invalid_credentials')
@@ -146,8 +147,9 @@ export class AccountService {
    * Answers the same way whether or not the email has an account. Both paths make a token and
    * hash it; only a known account stores it and queues a mail (two local inserts, no SMTP wait).
    */
-  forgotPassword(email: string, locale: Lang | undefined, ip: string): void {
+  forgotPassword(email: string, locale: Lang | undefined, req: RequestInfo): void {
     const { repos, clock, settings, limiter } = this.d
+    const ip = req.ip
     // Throttled per email (whether or not it has an account, so a 429 reveals nothing) and per
     // address, so nobody can flood an inbox or the outbox.
     for (const [key, rule] of [[`forgot:email:${email.trim().toLowerCase()}`, FORGOT_PER_EMAIL], [`forgot:address:${ip}`, settings.loginPerAddress]] as const) {
@@ -161,6 +163,8 @@ export class AccountService {
     const now = clock.now()
     repos.emailTokens.insert({ token_hash: hash, user_id: user.id, purpose: 'reset_password', created_at: now, expires_at: now + settings.resetTokenTtlS * 1000 })
     this.d.mailer.queue('reset_password', user.email, locale ?? (user.locale as Lang), '/reset-password', token, settings.resetTokenTtlS)
+    const orgId = repos.organizations.firstMembership(user.id)?.organization_id ?? null
+    this.d.auditor.record({ organizationId: orgId, userId: null }, req, { action: 'user.password_reset_requested', resourceType: 'user', resourceId: user.id })
   }
 
   async resetPassword(token: string, password: string, req: RequestInfo): Promise<TokenResponseT> {

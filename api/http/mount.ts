@@ -41,14 +41,25 @@ function requestInfo(ctx: Context): RequestInfo {
   }
 }
 
-function throttle(limiter: RateLimitStore, key: string, rule: BucketRule): void {
-  const r = limiter.take(key, rule)
-  if (!r.allowed) throw new ApiError('rate_limited', undefined, { 'Retry-After': String(r.retryAfterS) })
+/**
+ * Takes a token from every bucket or from none: a refused request gives back what it took, so a
+ * key hammering past its own limit does not drain the bucket its organization's other keys share.
+ */
+function throttle(limiter: RateLimitStore, buckets: readonly (readonly [string, BucketRule])[]): void {
+  for (const [i, [key, rule]] of buckets.entries()) {
+    const r = limiter.take(key, rule)
+    if (r.allowed) continue
+    for (const [k, taken] of buckets.slice(0, i)) limiter.refund(k, taken)
+    throw new ApiError('rate_limited', undefined, { 'Retry-After': String(r.retryAfterS) })
+  }
 }
 
-/** The id a mutating request acted on: its path id, else the id of what it created. */
-function resourceIdOf(params: unknown, result: unknown): string | null {
-  const fromPath = Object.values((params as Record<string, unknown>) ?? {})[0]
+/**
+ * The id a mutating request acted on: its innermost path id (`/projects/{p}/keys/{k}` acts on
+ * the key), else the id of what it created.
+ */
+function resourceIdOf(innermost: string | undefined, params: unknown, result: unknown): string | null {
+  const fromPath = innermost === undefined ? undefined : (params as Record<string, unknown> | undefined)?.[innermost]
   if (fromPath !== undefined) return String(fromPath)
   const id = (result as { id?: unknown } | null)?.id
   return id === undefined ? null : String(id)
@@ -62,8 +73,11 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
   for (const route of routes) {
     // Koa answers a null body with 204, so a bodiless route declaring anything else would lie.
     if (!route.response && route.status !== 204) throw new Error(`${route.operationId}: a route without a response schema must declare 204`)
+    // Every authenticated mutation reaches the audit trail; say how, so none is recorded vaguely.
+    if (route.method !== 'get' && route.auth !== 'P' && !route.audit) throw new Error(`${route.operationId}: a mutating route must declare audit`)
+    const innermostParam = [...route.path.matchAll(/\{(\w+)\}/g)].at(-1)?.[1]
     router[route.method](koaPath(route.path), async (ctx: Context) => {
-      throttle(o.limiter, `address:${ctx.ip}`, o.rateLimits.address)
+      throttle(o.limiter, [[`address:${ctx.ip}`, o.rateLimits.address]])
       const auth =
         route.auth === 'P'
           ? null
@@ -75,8 +89,8 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
             )
       ctx.state.auth = auth
       if (auth) {
-        throttle(o.limiter, `organization:${auth.organizationId}`, o.rateLimits.organization)
-        if (auth.apiKeyId) throttle(o.limiter, `api_key:${auth.apiKeyId}`, o.rateLimits.apiKey)
+        const org = [`organization:${auth.organizationId}`, o.rateLimits.organization] as const
+        throttle(o.limiter, auth.apiKeyId ? [org, [`api_key:${auth.apiKeyId}`, o.rateLimits.apiKey]] : [org])
       }
       if (route.permission && !auth!.permissions.has(route.permission)) {
         throw new ApiError('permission_denied', `This needs the permission ${route.permission}.`)
@@ -86,9 +100,9 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
       const result: unknown = await route.handler({ ...parsed, auth, req })
       if (auth && route.method !== 'get' && route.audit !== 'service') {
         o.auditor.record(auth, req, {
-          action: route.audit?.action ?? route.operationId,
-          resourceType: route.audit?.resource ?? route.tag,
-          resourceId: resourceIdOf(parsed.params, result),
+          action: route.audit!.action,
+          resourceType: route.audit!.resource,
+          resourceId: resourceIdOf(innermostParam, parsed.params, result),
         })
       }
       ctx.status = route.status

@@ -62,8 +62,8 @@ export interface RouteSpec<
   /** Response schema; omitted for bodiless responses such as 204. */
   response?: z.ZodType
   /**
-   * How a mutating request reaches the audit trail: by default the router records it (action =
-   * this, or the operationId); 'service' means the service records it itself, with more detail.
+   * How an authenticated mutating request reaches the audit trail (required for them): the router
+   * records `{ action, resource }`, or 'service' when the service records it with more detail.
    */
   audit?: { action: string; resource: string } | 'service'
   /** Error codes the operation can answer with besides 401/403/422, for the document. */

@@ -12,12 +12,11 @@ const HOUR_MS = 3_600_000
 
 /**
  * API request logs are written off the request path: rows are buffered and inserted in one
- * transaction per second (or per `maxBuffered` rows). Past the hard cap, rows are dropped and
- * counted rather than growing memory without bound while the database is stuck.
+ * transaction per second, or as soon as `maxBuffered` rows wait, so memory stays bounded. A batch
+ * that fails to insert is dropped and logged; a request never fails because of its log row.
  */
 export class RequestLogBuffer {
   private rows: NewRequestLog[] = []
-  private dropped = 0
   private readonly maxBuffered: number
   private readonly flushTimer: NodeJS.Timeout
   private readonly pruneTimer: NodeJS.Timeout
@@ -34,10 +33,6 @@ export class RequestLogBuffer {
   }
 
   push(row: NewRequestLog): void {
-    if (this.rows.length >= this.maxBuffered * 10) {
-      this.dropped++
-      return
-    }
     this.rows.push(row)
     if (this.rows.length >= this.maxBuffered) this.flush()
   }
@@ -50,10 +45,6 @@ export class RequestLogBuffer {
       this.repos.requestLogs.insertMany(batch)
     } catch (err) {
       this.logger.error({ err: (err as Error).message, rows: batch.length }, 'request log flush failed; rows dropped')
-    }
-    if (this.dropped) {
-      this.logger.warn({ dropped: this.dropped }, 'request log buffer was full; rows dropped')
-      this.dropped = 0
     }
   }
 

@@ -1,0 +1,152 @@
+import { mailedToken, type Reply, type RequestOptions, type TestApp } from './app.js'
+import { PARAM_FIXTURES, addMember, createKey, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
+
+export const PASSWORD = 'correct horse battery'
+
+/** What one recipe runs against: org A, its owner, and a sender that stamps user agent and environment. */
+export interface Scene {
+  a: TestApp
+  owner: Actor
+  /** Org A's staging environment; every request names it in X-Environment-Id. */
+  stagingId: string
+  send(method: string, path: string, o?: RequestOptions): Promise<Reply>
+}
+
+export interface ExpectedEvent {
+  action: string
+  resourceType: string
+  /** Checked when given (undefined: the route has no natural single resource id). */
+  resourceId?: string | null
+  actor: { type: 'user' | 'api_key' | 'anonymous'; id: string | null; user_id: string | null }
+  /** The organization the event belongs to, and a token allowed to read its trail. */
+  org: { id: string; token: string }
+  environmentId: string | null
+  outcome?: 'success' | 'failure'
+  /** The response status, when it is not the route's success status. */
+  status?: number
+}
+
+export type Recipe = (s: Scene) => Promise<{ res: Reply; expect: ExpectedEvent }>
+
+const user = (x: Actor) => ({ type: 'user' as const, id: x.userId, user_id: x.userId })
+const orgOf = (x: Actor) => ({ id: x.organizationId, token: x.token })
+/** An event recorded for the owner acting in org A, in the environment the request named. */
+const byOwner = (s: Scene, action: string, resourceType: string, resourceId?: string | null): ExpectedEvent => ({
+  action, resourceType, resourceId, actor: user(s.owner), org: orgOf(s.owner), environmentId: s.stagingId,
+})
+
+/** Mutating routes that write no audit event, and why. Each one is a decision, not an omission. */
+export const UNAUDITED: Record<string, string> = {}
+
+const anonymous = { type: 'anonymous' as const, id: null, user_id: null }
+
+/** One way to perform each mutating route (keyed by operationId) and the event it must write. */
+export const MUTATION_RECIPES: Record<string, Recipe> = {
+  auth_register: async (s) => {
+    const res = await s.send('POST', '/api/v1/auth/register', { body: { email: uniqueEmail(), password: PASSWORD, name: 'New' } })
+    const id = res.body.user.id
+    return { res, expect: { action: 'user.registered', resourceType: 'user', resourceId: id, actor: { type: 'user', id, user_id: id }, org: { id: res.body.user.organization.id, token: res.body.access_token }, environmentId: null } }
+  },
+  auth_login: async (s) => {
+    const u = await newOwner(s.a)
+    const res = await s.send('POST', '/api/v1/auth/login', { body: { email: u.email, password: PASSWORD } })
+    return { res, expect: { action: 'session.login', resourceType: 'user', resourceId: u.userId, actor: user(u), org: orgOf(u), environmentId: null } }
+  },
+  // A rotation is routine; a refresh token presented twice is the security event.
+  auth_refresh: async (s) => {
+    const u = await newOwner(s.a)
+    expectStatus(await s.a.request('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refreshToken } }), 200, 'refresh')
+    const res = await s.send('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refreshToken } })
+    const again = expectStatus(await s.a.request('POST', '/api/v1/auth/login', { body: { email: u.email, password: PASSWORD } }), 200, 'login')
+    return { res, expect: { action: 'session.refresh_reuse', resourceType: 'session', actor: user(u), org: { id: u.organizationId, token: again.access_token }, environmentId: null, outcome: 'failure', status: 401 } }
+  },
+  auth_logout: async (s) => {
+    const second = expectStatus(await s.a.request('POST', '/api/v1/auth/login', { body: { email: s.owner.email, password: PASSWORD } }), 200, 'login')
+    const res = await s.send('POST', '/api/v1/auth/logout', { token: second.access_token })
+    return { res, expect: byOwner(s, 'session.logout', 'session') }
+  },
+  auth_verify_email: async (s) => {
+    const u = await newOwner(s.a)
+    const res = await s.send('POST', '/api/v1/auth/verify-email', { body: { token: mailedToken(s.a, u.email, 'verify_email') } })
+    return { res, expect: { action: 'user.email_verified', resourceType: 'user', resourceId: u.userId, actor: user(u), org: orgOf(u), environmentId: null } }
+  },
+  auth_resend_verification: async (s) => ({
+    res: await s.send('POST', '/api/v1/auth/resend-verification', { token: s.owner.token }),
+    expect: byOwner(s, 'user.verification_resent', 'user'),
+  }),
+  // Unauthenticated, so nobody is the actor; the account that will get the mail is the resource.
+  auth_forgot_password: async (s) => {
+    const u = await newOwner(s.a)
+    const res = await s.send('POST', '/api/v1/auth/forgot-password', { body: { email: u.email } })
+    return { res, expect: { action: 'user.password_reset_requested', resourceType: 'user', resourceId: u.userId, actor: anonymous, org: orgOf(u), environmentId: null } }
+  },
+  auth_reset_password: async (s) => {
+    const u = await newOwner(s.a)
+    expectStatus(await s.a.request('POST', '/api/v1/auth/forgot-password', { body: { email: u.email } }), 204, 'forgot password')
+    const res = await s.send('POST', '/api/v1/auth/reset-password', { body: { token: mailedToken(s.a, u.email, 'reset_password'), password: 'a brand new secret' } })
+    return { res, expect: { action: 'user.password_reset', resourceType: 'user', resourceId: u.userId, actor: user(u), org: { id: u.organizationId, token: res.body.access_token }, environmentId: null } }
+  },
+  api_keys_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/api-keys', { token: s.owner.token, body: { name: 'audited' } })
+    return { res, expect: byOwner(s, 'api_key.created', 'api_key', res.body.id) }
+  },
+  api_keys_delete: async (s) => {
+    const { id } = await createKey(s.a, s.owner)
+    return { res: await s.send('DELETE', `/api/v1/api-keys/${id}`, { token: s.owner.token }), expect: byOwner(s, 'api_key.deleted', 'api_key', id) }
+  },
+  organization_update: async (s) => ({
+    res: await s.send('PATCH', '/api/v1/organization', { token: s.owner.token, body: { name: 'Renamed' } }),
+    expect: byOwner(s, 'organization.updated', 'organization', s.owner.organizationId),
+  }),
+  // Recorded in the new organization, where the creator is owner.
+  organizations_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/organizations', { token: s.owner.token, body: { name: 'Second' } })
+    const org = { id: res.body.organization.id, token: res.body.access_token }
+    return { res, expect: { action: 'organization.created', resourceType: 'organization', resourceId: org.id, actor: user(s.owner), org, environmentId: null } }
+  },
+  organizations_switch: async (s) => {
+    const created = expectStatus(await s.a.request('POST', '/api/v1/organizations', { token: s.owner.token, body: { name: 'Target' } }), 201, 'create organization')
+    const target = created.organization.id
+    const res = await s.send('POST', '/api/v1/organizations/switch', { token: s.owner.token, body: { organization_id: target } })
+    return { res, expect: { action: 'organization.switched', resourceType: 'organization', resourceId: target, actor: user(s.owner), org: { id: target, token: res.body.access_token }, environmentId: null } }
+  },
+  projects_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/projects', { token: s.owner.token, body: { name: 'Audited project' } })
+    return { res, expect: byOwner(s, 'project.created', 'project', res.body.id) }
+  },
+  rbac_roles_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/rbac/roles', { token: s.owner.token, body: { name: 'Auditors', permissions: ['audit:read'] } })
+    return { res, expect: byOwner(s, 'role.created', 'role', String(res.body.id)) }
+  },
+  rbac_roles_update: async (s) => {
+    const id = await PARAM_FIXTURES.role_id!.create(s.a, s.owner)
+    return { res: await s.send('PATCH', `/api/v1/rbac/roles/${id}`, { token: s.owner.token, body: { description: 'changed' } }), expect: byOwner(s, 'role.updated', 'role', id) }
+  },
+  rbac_roles_delete: async (s) => {
+    const id = await PARAM_FIXTURES.role_id!.create(s.a, s.owner)
+    return { res: await s.send('DELETE', `/api/v1/rbac/roles/${id}`, { token: s.owner.token }), expect: byOwner(s, 'role.deleted', 'role', id) }
+  },
+  rbac_members_update: async (s) => {
+    const m = await addMember(s.a, s.owner)
+    return { res: await s.send('PATCH', `/api/v1/rbac/members/${m.userId}`, { token: s.owner.token, body: { role_id: 3 } }), expect: byOwner(s, 'member.role_changed', 'member', m.userId) }
+  },
+  rbac_members_remove: async (s) => {
+    const m = await addMember(s.a, s.owner)
+    return { res: await s.send('DELETE', `/api/v1/rbac/members/${m.userId}`, { token: s.owner.token }), expect: byOwner(s, 'member.removed', 'member', m.userId) }
+  },
+  rbac_invitations_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/rbac/invitations', { token: s.owner.token, body: { email: uniqueEmail('invitee'), role_id: 4 } })
+    return { res, expect: byOwner(s, 'member.invited', 'invitation', res.body.id) }
+  },
+  rbac_invitations_revoke: async (s) => {
+    const id = await PARAM_FIXTURES.invitation_id!.create(s.a, s.owner)
+    return { res: await s.send('DELETE', `/api/v1/rbac/invitations/${id}`, { token: s.owner.token }), expect: byOwner(s, 'invitation.revoked', 'invitation', id) }
+  },
+  // The joining user acts from their own organization; the event belongs to the one they join.
+  rbac_invitations_accept: async (s) => {
+    const u = await newOwner(s.a)
+    const inv = expectStatus(await s.a.request('POST', '/api/v1/rbac/invitations', { token: s.owner.token, body: { email: u.email, role_id: 4 } }), 201, 'invite')
+    const res = await s.send('POST', '/api/v1/rbac/invitations/accept', { token: u.token, body: { token: invitationToken(s.a, u.email) } })
+    return { res, expect: { action: 'invitation.accepted', resourceType: 'invitation', resourceId: inv.id, actor: user(u), org: orgOf(s.owner), environmentId: null } }
+  },
+}
