@@ -70,7 +70,7 @@ export class OrganizationService {
       name: org.name,
       default_environment: org.default_environment,
       role: this.repos.organizations.membership(organizationId, userId)?.role_key ?? null,
-      member_count: this.repos.members.list(organizationId).length,
+      member_count: this.repos.members.count(organizationId),
       created_at: new Date(org.created_at).toISOString(),
     }
   }

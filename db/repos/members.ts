@@ -28,10 +28,12 @@ export class MembersRepo {
   private readonly setRoleStmt
   private readonly removeStmt
   private readonly orgsOfUserStmt
+  private readonly countStmt
 
   constructor(db: Db) {
     this.listStmt = db.prepare<[string], MemberRow>(`${SELECT} WHERE m.organization_id = ? ORDER BY m.created_at, u.email`)
     this.getStmt = db.prepare<[string, string], MemberRow>(`${SELECT} WHERE m.organization_id = ? AND m.user_id = ?`)
+    this.countStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM org_members WHERE organization_id = ?')
     this.ownersStmt = db.prepare<[string], { n: number }>(
       "SELECT count(*) AS n FROM org_members m JOIN roles r ON r.id = m.role_id WHERE m.organization_id = ? AND r.key = 'owner' AND r.builtin = 1",
     )
@@ -49,6 +51,9 @@ export class MembersRepo {
   }
   get(organizationId: string, userId: string): MemberRow | undefined {
     return this.getStmt.get(organizationId, userId)
+  }
+  count(organizationId: string): number {
+    return this.countStmt.get(organizationId)!.n
   }
   ownerCount(organizationId: string): number {
     return this.ownersStmt.get(organizationId)!.n
