@@ -22,6 +22,8 @@ import { rbacRoutes } from './rbac/routes.js'
 import { RbacService } from './rbac/service.js'
 import { RequestLogBuffer } from './request-logs/buffer.js'
 import { requestLogRoutes } from './request-logs/routes.js'
+import { workflowRoutes } from './workflows/routes.js'
+import { WorkflowService } from './workflows/service.js'
 import { AccessTokens } from './security/access-tokens.js'
 import { Authenticator } from './security/authenticate.js'
 import { MemoryRateLimitStore, type RateLimitStore } from './security/rate-limit.js'
@@ -48,6 +50,7 @@ export interface Services {
   rbac: RbacService
   organizations: OrganizationService
   projects: ProjectService
+  workflows: WorkflowService
   mailer: Mailer
   requestLogs: RequestLogBuffer
 }
@@ -87,6 +90,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS }),
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
     projects: new ProjectService(repos, clock),
+    workflows: new WorkflowService(repos, bus, clock),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
   }
 }
@@ -105,6 +109,7 @@ export function createApp(deps: AppDeps): App {
     ...organizationRoutes(services.organizations),
     ...projectRoutes(services.projects),
     ...rbacRoutes(services.rbac),
+    ...workflowRoutes(services.workflows),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),

@@ -11,6 +11,7 @@ import { MembersRepo } from './repos/members.js'
 import { InvitationsRepo } from './repos/invitations.js'
 import { AuditRepo } from './repos/audit.js'
 import { RequestLogsRepo } from './repos/request-logs.js'
+import { WorkflowsRepo } from './repos/workflows.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -25,6 +26,7 @@ export type { MemberRow, MemberOrganizationRow } from './repos/members.js'
 export type { InvitationRow } from './repos/invitations.js'
 export type { AuditRow, NewAuditRow, AuditFilter } from './repos/audit.js'
 export type { RequestLogRow, NewRequestLog, RequestLogFilter } from './repos/request-logs.js'
+export type { WorkflowRow, WorkflowVersionRow, Scope } from './repos/workflows.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 
 export interface Repos {
@@ -40,6 +42,7 @@ export interface Repos {
   invitations: InvitationsRepo
   audit: AuditRepo
   requestLogs: RequestLogsRepo
+  workflows: WorkflowsRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -58,6 +61,7 @@ export function createRepos(db: Db): Repos {
     invitations: new InvitationsRepo(db),
     audit: new AuditRepo(db),
     requestLogs: new RequestLogsRepo(db),
+    workflows: new WorkflowsRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

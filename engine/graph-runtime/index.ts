@@ -1,0 +1,6 @@
+export { Definition, Node, Edge, Condition, Variable, SYSTEM_VARIABLES, NODE_TYPES, COLLECT_TYPES, LIMITS } from './definition.js'
+export type { WorkflowNode, WorkflowEdge, EdgeCondition, NodeType } from './definition.js'
+export { validateDefinition, type GraphProblem } from './validate.js'
+export { checkExpression, OPERATORS } from './expressions.js'
+export { checkTemplate, renderTemplate } from './templates.js'
+export { AgentConfig, DEFAULT_CONFIG, DEFAULT_BACKCHANNELS } from './config.js'
