@@ -139,7 +139,8 @@ export function validateDefinition(def: Definition): GraphProblem[] {
     const c = e.condition
     if (!ALLOWED_CONDITIONS[source.type].includes(c.kind))
       add(['edges', i, 'condition', 'kind'], 'graph.condition_kind', `A ${source.type} node cannot be left by a "${c.kind}" condition (allowed: ${ALLOWED_CONDITIONS[source.type].join(', ')})`)
-    if (c.kind === 'outcome' && !OUTCOMES_OF[source.type]?.includes(c.outcome))
+    // Only a source that may be left by an outcome is told which outcomes it has (one problem per cause).
+    else if (c.kind === 'outcome' && !OUTCOMES_OF[source.type]?.includes(c.outcome))
       add(['edges', i, 'condition', 'outcome'], 'graph.condition_kind', `A ${source.type} node has no "${c.outcome}" outcome`)
     if (c.kind === 'expression') {
       const check = checkExpression(c.expression)

@@ -1,0 +1,75 @@
+/**
+ * What the graph runtime needs from the outside world, injected so the same runtime serves text
+ * sessions, voice calls and tests. Every call takes the turn's AbortSignal (barge-in cancels it).
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  content: string
+  tool_call_id?: string
+  tool_calls?: { id: string; name: string; arguments: string }[]
+}
+
+export interface ChatTool {
+  name: string
+  description: string
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>
+}
+
+export type LlmChunk =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool_call'; id: string; name: string; arguments: string }
+  | { kind: 'usage'; model: string; prompt_tokens: number; completion_tokens: number }
+
+export interface LlmRequest {
+  model: string | undefined
+  messages: ChatMessage[]
+  tools: ChatTool[]
+  temperature: number
+  maxTokens: number
+}
+
+export interface LlmClient {
+  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmChunk>
+}
+
+export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: string }
+
+export interface ToolRunner {
+  run(ref: { integration: string; action: string }, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>
+}
+
+export interface KnowledgeHit {
+  document_id: string
+  chunk_id: string
+  text: string
+  score: number
+}
+
+export interface KnowledgeBase {
+  search(query: string, topK: number, signal: AbortSignal, documentIds?: string[]): Promise<KnowledgeHit[]>
+}
+
+export interface RuntimeIO {
+  /** Absent when no LLM is configured: deterministic nodes still run. */
+  llm?: LlmClient
+  tools?: ToolRunner
+  knowledge?: KnowledgeBase
+  now(): Date
+}
+
+/** Everything the runtime tells its caller, in order. */
+export type RuntimeEvent =
+  | { kind: 'node'; node_id: string; node_type: string }
+  | { kind: 'text_delta'; text: string }
+  /** A complete agent utterance (after its deltas, when it came from the LLM). */
+  | { kind: 'say'; text: string; source: 'static' | 'llm' | 'knowledge' }
+  | { kind: 'variable'; name: string; value: unknown }
+  | { kind: 'tool_call'; call_id: string; integration: string; action: string; input: Record<string, unknown> }
+  | { kind: 'tool_result'; call_id: string; ok: boolean; output?: unknown; error?: string }
+  | { kind: 'knowledge'; query: string; hits: number }
+  | { kind: 'transfer'; target: string; mode: 'cold' | 'warm' }
+  | { kind: 'usage'; model: string; prompt_tokens: number; completion_tokens: number }
+  | { kind: 'end'; disposition: string }
+  | { kind: 'error'; code: string; message: string; retryable: boolean }

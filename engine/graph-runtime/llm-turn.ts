@@ -1,0 +1,142 @@
+import type { AgentConfig } from './config.js'
+import type { Definition, WorkflowEdge, WorkflowNode } from './definition.js'
+import type { ChatMessage, ChatTool, RuntimeEvent, RuntimeIO } from './io.js'
+
+const MAX_TOOL_ROUNDS = 5
+const MAX_TOOL_RESULT_CHARS = 4000
+const HISTORY_TURNS = 40
+
+const JSON_TYPES: Record<string, string> = { string: 'string', number: 'number', boolean: 'boolean', date: 'string', email: 'string', phone: 'string', object: 'object' }
+
+export interface TurnParams {
+  node: Extract<WorkflowNode, { type: 'conversation' }>
+  text: string
+  globals: WorkflowNode[]
+  edges: WorkflowEdge[]
+  config: AgentConfig
+  io: RuntimeIO
+  signal: AbortSignal
+  emit: (e: RuntimeEvent) => void
+  history: { role: 'user' | 'assistant'; text: string }[]
+  variables: Record<string, unknown>
+  declared: Definition['variables']
+  render: (template: string) => string
+  setVariable: (name: string, value: unknown) => void
+}
+
+export interface TurnResult {
+  reply: string
+  /** The node an intent edge or a global node moved to, if any. */
+  transition: string | null
+}
+
+/**
+ * One caller turn at a conversation node: the LLM answers, may call integration tools, may set
+ * the node's extracted variables, and may leave by an intent (an edge or a global node). Intents
+ * and extraction are offered to the model as tools, so the choice is explicit, not parsed from prose.
+ */
+export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
+  const { node, io, signal, emit } = p
+  const tools: ChatTool[] = []
+  const transitions = new Map<string, string>()
+  for (const e of p.edges) {
+    if (e.condition.kind !== 'intent') continue
+    const name = `transition_${e.id}`.slice(0, 64)
+    transitions.set(name, e.target)
+    tools.push({ name, description: `Call when: ${e.condition.description}`, parameters: { type: 'object', properties: {} } })
+  }
+  for (const g of p.globals) {
+    const name = `goto_${g.id}`.slice(0, 64)
+    transitions.set(name, g.id)
+    tools.push({ name, description: `Call when: ${g.global!.intent}`, parameters: { type: 'object', properties: {} } })
+  }
+  if (node.data.extract.length) {
+    const types = new Map(p.declared.map((v) => [v.name, v.type]))
+    tools.push({
+      name: 'set_variables',
+      description: 'Record values the caller has stated. Only include values you are sure of.',
+      parameters: {
+        type: 'object',
+        properties: Object.fromEntries(node.data.extract.map((x) => [x.variable, { type: JSON_TYPES[types.get(x.variable) ?? 'string'] ?? 'string', description: x.description }])),
+      },
+    })
+  }
+  const integrations = new Map<string, { integration: string; action: string }>()
+  for (const ref of node.data.tools) {
+    const name = `${ref.integration}__${ref.action}`.slice(0, 64)
+    integrations.set(name, ref)
+    tools.push({ name, description: `Run the ${ref.action} action of ${ref.integration}`, parameters: { type: 'object', additionalProperties: true } })
+  }
+
+  let system = p.render(node.data.prompt)
+  const known = Object.fromEntries(Object.entries(p.variables).filter(([k]) => k !== 'system'))
+  if (Object.keys(known).length) system += `\n\nKnown facts: ${JSON.stringify(known)}`
+  if (node.data.knowledge_base.enabled && io.knowledge) {
+    const hits = await io.knowledge.search(p.text, node.data.knowledge_base.top_k, signal, node.data.knowledge_base.document_ids)
+    emit({ kind: 'knowledge', query: p.text, hits: hits.length })
+    if (hits.length) system += `\n\nAnswer from these sources when relevant:\n${hits.map((h, i) => `[${i + 1}] ${h.text}`).join('\n')}`
+  }
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    ...p.history.slice(-HISTORY_TURNS).map((h) => ({ role: h.role, content: h.text }) as ChatMessage),
+  ]
+
+  let reply = ''
+  let transition: string | null = null
+  for (let round = 0; round < MAX_TOOL_ROUNDS && transition === null; round++) {
+    const calls: { id: string; name: string; arguments: string }[] = []
+    let text = ''
+    const request = { model: p.config.llm.model, messages, tools, temperature: p.config.llm.temperature, maxTokens: p.config.llm.max_tokens }
+    for await (const chunk of io.llm!.stream(request, signal)) {
+      if (chunk.kind === 'text') {
+        text += chunk.text
+        emit({ kind: 'text_delta', text: chunk.text })
+      } else if (chunk.kind === 'tool_call') calls.push(chunk)
+      else emit(chunk)
+    }
+    reply += text
+    if (!calls.length) break
+    messages.push({ role: 'assistant', content: text, tool_calls: calls })
+    for (const call of calls) {
+      let result: string
+      if (transitions.has(call.name)) {
+        transition ??= transitions.get(call.name)!
+        result = 'ok'
+      } else if (call.name === 'set_variables') {
+        result = setFromArguments(call.arguments, node, p.setVariable)
+      } else if (integrations.has(call.name)) {
+        const ref = integrations.get(call.name)!
+        const input = parseObject(call.arguments) ?? {}
+        emit({ kind: 'tool_call', call_id: call.id, integration: ref.integration, action: ref.action, input })
+        const outcome = io.tools ? await io.tools.run(ref, input, signal) : ({ ok: false, error: 'No tool runner is configured' } as const)
+        emit({ kind: 'tool_result', call_id: call.id, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
+        result = JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error }).slice(0, MAX_TOOL_RESULT_CHARS)
+      } else {
+        result = JSON.stringify({ error: `Unknown tool ${call.name}` })
+      }
+      messages.push({ role: 'tool', tool_call_id: call.id, content: result })
+    }
+  }
+  reply = reply.trim()
+  if (reply) emit({ kind: 'say', text: reply, source: 'llm' })
+  return { reply, transition }
+}
+
+function parseObject(json: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(json || '{}')
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
+/** Sets only the node's own extract variables; anything else the model sends is ignored. */
+function setFromArguments(json: string, node: TurnParams['node'], set: (name: string, value: unknown) => void): string {
+  const args = parseObject(json)
+  if (!args) return JSON.stringify({ error: 'arguments must be a JSON object' })
+  const allowed = new Set(node.data.extract.map((x) => x.variable))
+  const stored = Object.entries(args).filter(([k, v]) => allowed.has(k) && v !== null && v !== undefined)
+  for (const [k, v] of stored) set(k, v)
+  return JSON.stringify({ stored: stored.map(([k]) => k) })
+}

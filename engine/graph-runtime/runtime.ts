@@ -1,0 +1,334 @@
+import type { AgentConfig } from './config.js'
+import type { Definition, WorkflowEdge, WorkflowNode } from './definition.js'
+import { outgoing, pickEdge, type Outcome } from './edges.js'
+import { extractValue } from './extract.js'
+import type { RuntimeEvent, RuntimeIO } from './io.js'
+import { conversationTurn } from './llm-turn.js'
+import { renderTemplate } from './templates.js'
+
+/** A session's runtime state; plain data, stored between turns. */
+export interface RuntimeState {
+  /** The node waiting for the caller (collect or conversation); null before start and after end. */
+  nodeId: string | null
+  variables: Record<string, unknown>
+  /** Failed answers at the current collect node. */
+  attempts: number
+  history: { role: 'user' | 'assistant'; text: string }[]
+  started: boolean
+  ended: boolean
+  disposition: string | null
+}
+
+export class RuntimeError extends Error {
+  constructor(
+    readonly code: 'session_ended' | 'not_started' | 'already_started',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'RuntimeError'
+  }
+}
+
+const MAX_STEPS_PER_TURN = 100
+const MAX_HISTORY = 100
+
+export function initialState(def: Definition, seed: Record<string, unknown> = {}): RuntimeState {
+  const variables: Record<string, unknown> = {}
+  for (const v of def.variables) if (v.default !== undefined) variables[v.name] = v.default
+  for (const v of def.variables) if (seed[v.name] !== undefined) variables[v.name] = seed[v.name]
+  return { nodeId: null, variables, attempts: 0, history: [], started: false, ended: false, disposition: null }
+}
+
+type Emit = (e: RuntimeEvent) => void
+
+/**
+ * Executes an agent graph turn by turn. `start` and `turn` yield events as they happen; nothing
+ * here waits on storage. If the signal aborts mid-turn, the state is restored to where the turn
+ * began (the caller's words stay in the history), so a barged-in turn leaves no half-applied step.
+ */
+export class GraphRuntime {
+  private readonly nodes: Map<string, WorkflowNode>
+  private readonly edges: Map<string, WorkflowEdge[]>
+  private s: RuntimeState
+
+  constructor(
+    private readonly def: Definition,
+    private readonly config: AgentConfig,
+    private readonly io: RuntimeIO,
+    state: RuntimeState,
+    /** Values for {{system.*}}: caller_number, channel, session_id … */
+    private readonly system: Record<string, string> = {},
+  ) {
+    this.nodes = new Map(def.nodes.map((n) => [n.id, n]))
+    this.edges = outgoing(def)
+    this.s = structuredClone(state)
+  }
+
+  get state(): RuntimeState {
+    return structuredClone(this.s)
+  }
+
+  start(signal: AbortSignal): AsyncGenerator<RuntimeEvent> {
+    if (this.s.started) throw new RuntimeError('already_started', 'The session has already started')
+    return this.run(signal, null, async (emit) => {
+      this.s.started = true
+      const start = this.def.nodes.find((n) => n.type === 'start')!
+      await this.enter(start, emit, signal, null)
+    })
+  }
+
+  turn(text: string, signal: AbortSignal): AsyncGenerator<RuntimeEvent> {
+    if (!this.s.started) throw new RuntimeError('not_started', 'The session has not started')
+    if (this.s.ended) throw new RuntimeError('session_ended', 'The session has ended')
+    return this.run(signal, text, async (emit) => {
+      const node = this.s.nodeId ? this.nodes.get(this.s.nodeId) : undefined
+      if (!node) return
+      if (node.type === 'collect') await this.answerCollect(node, text, emit, signal)
+      else if (node.type === 'conversation') await this.converse(node, text, emit, signal)
+    })
+  }
+
+  /** Runs one step function as an event stream, with abort restoring the starting state. */
+  private async *run(signal: AbortSignal, userText: string | null, body: (emit: Emit) => Promise<void>): AsyncGenerator<RuntimeEvent> {
+    const before = structuredClone(this.s)
+    if (userText !== null) this.remember('user', userText)
+    const queue: RuntimeEvent[] = []
+    let wake: (() => void) | null = null
+    let done = false
+    let failure: unknown = null
+    this.steps = 0
+    const emit: Emit = (e) => {
+      queue.push(e)
+      wake?.()
+    }
+    const settled = body(emit)
+      .catch((err: unknown) => {
+        failure = err
+      })
+      .finally(() => {
+        done = true
+        wake?.()
+      })
+    try {
+      for (;;) {
+        while (queue.length) yield queue.shift()!
+        if (done) break
+        await new Promise<void>((r) => (wake = r))
+        wake = null
+      }
+      if (failure) throw failure
+      if (signal.aborted) throw signal.reason ?? new DOMException('aborted', 'AbortError')
+    } catch (err) {
+      if (signal.aborted) {
+        // The step may still be unwinding (its awaits see the abort); let it finish before
+        // putting the state back, or it could write into the restored state.
+        await settled
+        this.s = before
+        if (userText !== null) this.remember('user', userText)
+      }
+      throw err
+    }
+  }
+
+  private steps = 0
+
+  /** Enters a node and keeps going until a node waits for the caller or the session ends. */
+  private async enter(node: WorkflowNode, emit: Emit, signal: AbortSignal, pendingUser: string | null): Promise<void> {
+    let current = node
+    for (;;) {
+      signal.throwIfAborted()
+      if (++this.steps > MAX_STEPS_PER_TURN) {
+        emit({ kind: 'error', code: 'graph_loop', message: `More than ${MAX_STEPS_PER_TURN} steps in one turn; the graph loops without waiting for the caller`, retryable: false })
+        return this.finish('error', emit)
+      }
+      this.s.nodeId = null
+      emit({ kind: 'node', node_id: current.id, node_type: current.type })
+      const next = await this.step(current, emit, signal, pendingUser)
+      if (next === 'wait' || this.s.ended) return
+      if (next === 'converse') {
+        // Entered a conversation node while the caller's words are still unanswered.
+        return this.converse(current as Extract<WorkflowNode, { type: 'conversation' }>, pendingUser!, emit, signal)
+      }
+      const target = next === null ? undefined : this.nodes.get(next)
+      if (!target) {
+        emit({ kind: 'error', code: 'no_matching_edge', message: `No edge from "${current.id}" applies`, retryable: false })
+        return this.finish('error', emit)
+      }
+      current = target
+    }
+  }
+
+  /** Does one node's work; returns the next node id, 'wait', 'converse', or null (stuck). */
+  private async step(node: WorkflowNode, emit: Emit, signal: AbortSignal, pendingUser: string | null): Promise<string | null | 'wait' | 'converse'> {
+    switch (node.type) {
+      case 'start': {
+        const first = node.data.first_message
+        if (first && this.config.first_speaker === 'agent') {
+          if (first.mode === 'static') this.say(this.render(first.text), 'static', emit)
+          else await this.generateLine(first.prompt, emit, signal)
+        }
+        return this.follow(node, null)
+      }
+      case 'say':
+        this.say(this.render(node.data.text), 'static', emit)
+        return this.follow(node, null)
+      case 'condition':
+        return this.follow(node, null)
+      case 'collect':
+        this.s.attempts = 0
+        this.say(this.render(node.data.prompt), 'static', emit)
+        this.s.nodeId = node.id
+        return 'wait'
+      case 'conversation':
+        this.s.nodeId = node.id
+        return pendingUser === null ? 'wait' : 'converse'
+      case 'tool':
+        return this.follow(node, await this.runTool(node, emit, signal))
+      case 'knowledge':
+        await this.answerFromKnowledge(node, emit, signal)
+        return this.follow(node, null)
+      case 'transfer':
+        if (node.data.message) this.say(this.render(node.data.message), 'static', emit)
+        emit({ kind: 'transfer', target: node.data.target, mode: node.data.mode })
+        this.finish('transferred', emit)
+        return 'wait'
+      case 'end':
+        if (node.data.message) this.say(this.render(node.data.message), 'static', emit)
+        this.finish(node.data.disposition, emit)
+        return 'wait'
+    }
+  }
+
+  private follow(node: WorkflowNode, outcome: Outcome): string | null {
+    return pickEdge(this.edges.get(node.id) ?? [], this.view(), outcome)?.target ?? null
+  }
+
+  private async answerCollect(node: Extract<WorkflowNode, { type: 'collect' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
+    const value = extractValue(node.data.value_type, text, { choices: node.data.choices, today: this.io.now() })
+    if (value !== null) {
+      this.setVariable(node.data.variable, value, emit)
+      return this.continueFrom(node, 'collected', emit, signal)
+    }
+    this.s.attempts++
+    if (this.s.attempts >= node.data.max_attempts) return this.continueFrom(node, 'max_attempts', emit, signal)
+    this.say(this.render(node.data.reprompt ?? node.data.prompt), 'static', emit)
+    this.s.nodeId = node.id
+  }
+
+  private async continueFrom(node: WorkflowNode, outcome: Outcome, emit: Emit, signal: AbortSignal, pendingUser: string | null = null): Promise<void> {
+    const next = this.follow(node, outcome)
+    const target = next === null ? undefined : this.nodes.get(next)
+    if (!target) {
+      emit({ kind: 'error', code: 'no_matching_edge', message: `No edge from "${node.id}" applies`, retryable: false })
+      return this.finish('error', emit)
+    }
+    return this.enter(target, emit, signal, pendingUser)
+  }
+
+  private async converse(node: Extract<WorkflowNode, { type: 'conversation' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
+    if (!this.io.llm) {
+      emit({ kind: 'error', code: 'provider_not_configured', message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY', retryable: false })
+      this.s.nodeId = node.id
+      return
+    }
+    const globals = this.def.nodes.filter((n) => n.global && n.id !== node.id)
+    const result = await conversationTurn({
+      node, text, globals, edges: this.edges.get(node.id) ?? [], config: this.config, io: this.io, signal, emit,
+      history: this.s.history, variables: this.view(), declared: this.def.variables, render: (t) => this.render(t),
+      setVariable: (name, value) => this.setVariable(name, value, emit),
+    })
+    if (result.reply) this.remember('assistant', result.reply)
+    if (result.transition) {
+      const target = this.nodes.get(result.transition)!
+      // An intent exit answers the same words the caller just said, if the target converses.
+      return this.enter(target, emit, signal, text)
+    }
+    // Deterministic exits (expressions over extracted variables, or `always`) after the reply.
+    const next = this.follow(node, null)
+    if (next !== null) return this.enter(this.nodes.get(next)!, emit, signal, null)
+    this.s.nodeId = node.id
+  }
+
+  private async runTool(node: Extract<WorkflowNode, { type: 'tool' }>, emit: Emit, signal: AbortSignal): Promise<Outcome> {
+    const { integration, action } = node.data.action
+    const input = Object.fromEntries(Object.entries(node.data.input).map(([k, v]) => [k, this.render(v)]))
+    const callId = `${node.id}-${this.steps}`
+    if (node.data.say_while_running) this.say(this.render(node.data.say_while_running), 'static', emit)
+    emit({ kind: 'tool_call', call_id: callId, integration, action, input })
+    const outcome = this.io.tools
+      ? await this.io.tools.run({ integration, action }, input, signal)
+      : ({ ok: false, error: 'No tool runner is configured' } as const)
+    signal.throwIfAborted()
+    emit({ kind: 'tool_result', call_id: callId, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
+    if (!outcome.ok) return 'failure'
+    for (const [variable, path] of Object.entries(node.data.output)) {
+      const value = path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), outcome.output)
+      if (value !== undefined) this.setVariable(variable, value, emit)
+    }
+    return 'success'
+  }
+
+  private async answerFromKnowledge(node: Extract<WorkflowNode, { type: 'knowledge' }>, emit: Emit, signal: AbortSignal): Promise<void> {
+    const query = this.render(node.data.query)
+    const hits = this.io.knowledge ? await this.io.knowledge.search(query, node.data.top_k, signal) : []
+    emit({ kind: 'knowledge', query, hits: hits.length })
+    if (!hits.length) return this.say(this.config.language.startsWith('tr') ? 'Bu konuda bilgim yok.' : "I don't have information about that.", 'knowledge', emit)
+    if (!this.io.llm) return this.say(hits[0]!.text, 'knowledge', emit)
+    const context = hits.map((h, i) => `[${i + 1}] ${h.text}`).join('\n')
+    const instruction = node.data.answer_prompt ? this.render(node.data.answer_prompt) : 'Answer the question briefly using only the sources.'
+    await this.generateLine(`${instruction}\n\nSources:\n${context}\n\nQuestion: ${query}`, emit, signal)
+  }
+
+  /** One LLM completion spoken as a line (first messages, knowledge answers). */
+  private async generateLine(prompt: string, emit: Emit, signal: AbortSignal): Promise<void> {
+    if (!this.io.llm) {
+      emit({ kind: 'error', code: 'provider_not_configured', message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY', retryable: false })
+      return
+    }
+    let text = ''
+    const request = { model: this.config.llm.model, messages: [{ role: 'system' as const, content: this.render(prompt) }], tools: [], temperature: this.config.llm.temperature, maxTokens: this.config.llm.max_tokens }
+    for await (const chunk of this.io.llm.stream(request, signal)) {
+      if (chunk.kind === 'text') {
+        text += chunk.text
+        emit({ kind: 'text_delta', text: chunk.text })
+      } else if (chunk.kind === 'usage') emit(chunk)
+    }
+    if (text.trim()) this.say(text.trim(), 'llm', emit)
+  }
+
+  private say(text: string, source: 'static' | 'llm' | 'knowledge', emit: Emit): void {
+    if (!text.trim()) return
+    emit({ kind: 'say', text, source })
+    this.remember('assistant', text)
+  }
+
+  private setVariable(name: string, value: unknown, emit: Emit): void {
+    this.s.variables[name] = value
+    emit({ kind: 'variable', name, value })
+  }
+
+  private finish(disposition: string, emit: Emit): void {
+    this.s.ended = true
+    this.s.nodeId = null
+    this.s.disposition = disposition
+    emit({ kind: 'end', disposition })
+  }
+
+  private remember(role: 'user' | 'assistant', text: string): void {
+    this.s.history.push({ role, text })
+    if (this.s.history.length > MAX_HISTORY) this.s.history.splice(0, this.s.history.length - MAX_HISTORY)
+  }
+
+  private view(): Record<string, unknown> {
+    const last = [...this.s.history].reverse().find((h) => h.role === 'user')?.text ?? ''
+    const now = this.io.now()
+    return {
+      ...this.s.variables,
+      system: { ...this.system, last_user_message: last, current_date: now.toISOString().slice(0, 10), current_time: now.toISOString().slice(11, 16) },
+    }
+  }
+
+  private render(text: string): string {
+    return renderTemplate(text, this.view())
+  }
+}
