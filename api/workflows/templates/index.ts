@@ -1,6 +1,10 @@
 import type { z } from 'zod'
 import { AgentConfig, Definition, type WorkflowNode } from '../../../engine/graph-runtime/index.js'
 import type { WorkflowTemplateT } from '../schema.js'
+import { appointmentBooking } from './appointment-booking.js'
+import { leadQualification } from './lead-qualification.js'
+import { receptionist } from './receptionist.js'
+import { surveyTr } from './survey-tr.js'
 
 /** A template as written: the graph and config in their input form (defaults filled on load). */
 export interface TemplateSource {
@@ -27,7 +31,7 @@ export const DEFAULT_DEFINITION: z.input<typeof Definition> = {
   ],
 }
 
-const SOURCES: TemplateSource[] = []
+const SOURCES: TemplateSource[] = [receptionist, appointmentBooking, leadQualification, surveyTr]
 
 /** Nodes that cannot run without an LLM. */
 export function needsLlm(nodes: readonly WorkflowNode[]): boolean {
