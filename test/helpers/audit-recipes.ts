@@ -1,5 +1,5 @@
 import { mailedToken, type Reply, type RequestOptions, type TestApp } from './app.js'
-import { PARAM_FIXTURES, addMember, createKey, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
+import { PARAM_FIXTURES, SMALL_GRAPH, addMember, createKey, createWorkflow, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
 
 export const PASSWORD = 'correct horse battery'
 
@@ -37,6 +37,19 @@ const byOwner = (s: Scene, action: string, resourceType: string, resourceId?: st
 
 /** Mutating routes that write no audit event, and why. Each one is a decision, not an omission. */
 export const UNAUDITED: Record<string, string> = {}
+
+/** An agent in org A's staging environment, where every recipe request acts. */
+const stagingWorkflow = (s: Scene) => createWorkflow(s.a, s.owner, { environment: 'staging' })
+
+/** A workflow route run on a fresh staging agent; the event names that agent. */
+const onWorkflow =
+  (action: string, method: string, suffix: string, body?: unknown, prepare?: (s: Scene, id: string) => Promise<void>): Recipe =>
+  async (s) => {
+    const id = await stagingWorkflow(s)
+    await prepare?.(s, id)
+    const res = await s.send(method, `/api/v1/workflows/${id}${suffix}`, { token: s.owner.token, body })
+    return { res, expect: byOwner(s, action, 'workflow', id) }
+  }
 
 const anonymous = { type: 'anonymous' as const, id: null, user_id: null }
 
@@ -149,4 +162,20 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const res = await s.send('POST', '/api/v1/rbac/invitations/accept', { token: u.token, body: { token: invitationToken(s.a, u.email) } })
     return { res, expect: { action: 'invitation.accepted', resourceType: 'invitation', resourceId: inv.id, actor: user(u), org: orgOf(s.owner), environmentId: null } }
   },
+  workflows_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/workflows', { token: s.owner.token, body: { name: 'Audited agent' } })
+    return { res, expect: byOwner(s, 'workflow.created', 'workflow', res.body.id) }
+  },
+  workflows_delete: onWorkflow('workflow.deleted', 'DELETE', ''),
+  // The event names the promoted agent (the path's), in the environment it was promoted from.
+  workflows_promote: onWorkflow('workflow.promoted', 'POST', '/promote', { target_environment: 'prod' }),
+  workflows_put_definition: onWorkflow('workflow.definition_updated', 'PUT', '/definition', SMALL_GRAPH),
+  workflows_put_config: onWorkflow('workflow.config_updated', 'PUT', '/config', { recording: true }),
+  workflows_publish: onWorkflow('workflow.published', 'POST', '/publish'),
+  workflows_duplicate: onWorkflow('workflow.duplicated', 'POST', '/duplicate'),
+  workflows_archive: onWorkflow('workflow.archived', 'POST', '/archive'),
+  workflows_unarchive: onWorkflow('workflow.unarchived', 'POST', '/unarchive', undefined, async (s, id) => {
+    const res = await s.a.request('POST', `/api/v1/workflows/${id}/archive`, { token: s.owner.token, headers: { 'x-environment-id': 'staging' } })
+    expectStatus(res, 200, 'archive workflow')
+  }),
 }

@@ -64,6 +64,30 @@ export interface ParamFixture {
   exists(a: TestApp, owner: Actor, id: string): Promise<boolean>
 }
 
+/** A small valid agent graph: start, one line, end. */
+export const SMALL_GRAPH = {
+  variables: [],
+  nodes: [
+    { id: 'start', type: 'start' },
+    { id: 'hello', type: 'say', data: { text: 'Hello {{system.caller_number}}!' } },
+    { id: 'bye', type: 'end' },
+  ],
+  edges: [
+    { id: 'e_hello', source: 'start', target: 'hello' },
+    { id: 'e_bye', source: 'hello', target: 'bye' },
+  ],
+}
+
+/** Creates an agent with the default graph in the environment the request selects (default: the organization's). */
+export async function createWorkflow(a: TestApp, owner: Actor, o: { name?: string; environment?: string } = {}): Promise<string> {
+  const headers = o.environment ? { 'x-environment-id': o.environment } : undefined
+  const res = await a.request('POST', '/api/v1/workflows', { token: owner.token, headers, body: { name: o.name ?? `Agent ${++seq}` } })
+  return expectStatus(res, 201, 'create workflow').id
+}
+
+/** The workflows that `version` fixtures were published on, by organization and version number. */
+const versionedWorkflows = new Map<string, string[]>()
+
 const listHas = async (a: TestApp, owner: Actor, path: string, id: string, field = 'id') => {
   const list = expectStatus<Record<string, unknown>[]>(await a.request('GET', path, { token: owner.token }), 200, `GET ${path}`)
   return list.some((x) => String(x[field]) === id)
@@ -97,6 +121,30 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     unknown: randomUUID,
     exists: (a, owner, id) => listHas(a, owner, '/api/v1/projects', id),
   },
+  workflow_uuid: {
+    create: (a, owner) => createWorkflow(a, owner),
+    unknown: randomUUID,
+    // Listed (not archived, not deleted) in the organization's default environment.
+    exists: (a, owner, id) => listHas(a, owner, '/api/v1/workflows', id),
+  },
+  // A version number names something only under its agent, so the matrix always pairs it with a
+  // workflow_uuid: its own organization's agent (never published, so another organization's
+  // version 1 names nothing there) or another organization's agent (hidden whatever the version).
+  version: {
+    create: async (a, owner) => {
+      const id = await createWorkflow(a, owner)
+      const published = expectStatus(await a.request('POST', `/api/v1/workflows/${id}/publish`, { token: owner.token }), 200, 'publish workflow')
+      const key = `${owner.organizationId}/${published.version}`
+      versionedWorkflows.set(key, [...(versionedWorkflows.get(key) ?? []), id])
+      return String(published.version)
+    },
+    unknown: () => '999999',
+    exists: async (a, owner, version) => {
+      const ids = versionedWorkflows.get(`${owner.organizationId}/${version}`) ?? []
+      for (const id of ids) if ((await a.request('GET', `/api/v1/workflows/${id}/versions/${version}`, { token: owner.token })).status !== 200) return false
+      return ids.length > 0
+    },
+  },
   invitation_id: {
     create: async (a, owner) => {
       const res = await a.request('POST', '/api/v1/rbac/invitations', { token: owner.token, body: { email: uniqueEmail('invitee'), role_id: 4 } })
@@ -122,4 +170,7 @@ export interface RequestSample {
 export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   rbac_roles_update: { body: { name: 'Renamed role' } },
   rbac_members_update: { body: { role_id: 4 } },
+  workflows_promote: { body: { target_environment: 'prod' } },
+  workflows_put_definition: { body: SMALL_GRAPH },
+  workflows_put_config: { body: {} },
 }
