@@ -99,10 +99,14 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
       const req = requestInfo(ctx)
       const result: unknown = await route.handler({ ...parsed, auth, req })
       if (auth && route.method !== 'get' && route.audit !== 'service') {
+        const resourceId = resourceIdOf(innermostParam, parsed.params, result)
+        // A mutation that made something new from a path resource (duplicate, promote) names it too.
+        const made = (result as { id?: unknown } | null)?.id
         o.auditor.record(auth, req, {
           action: route.audit!.action,
           resourceType: route.audit!.resource,
-          resourceId: resourceIdOf(innermostParam, parsed.params, result),
+          resourceId,
+          ...(made !== undefined && String(made) !== resourceId ? { metadata: { result_id: String(made) } } : {}),
         })
       }
       ctx.status = route.status

@@ -128,6 +128,15 @@ export class WorkflowService {
       })
       repos.workflows.publish(repos.workflows.get({ organizationId: p.organizationId, environmentId: dest.id }, newId)!, definition, config, p.userId, now)
     })
+    // The copy's version 1 is a published version too: receivers that watch workflow.published
+    // see an environment go live however it got there.
+    this.bus.publish({
+      type: 'workflow.published',
+      organizationId: p.organizationId,
+      environmentId: dest.id,
+      occurredAt: now,
+      data: { workflow_uuid: newId, name: row.name, version: 1, environment: dest.slug, environment_id: dest.id, published_by: p.userId },
+    })
     this.bus.publish({
       type: 'workflow.promoted',
       organizationId: p.organizationId,

@@ -51,6 +51,9 @@ export const AgentConfig = z
         ctx.addIssue({ code: 'custom', path: [stage, field], message: `${provider} ${stage} has no ${field} "${value}" (one of: ${allowed.join(', ')})`, input: value })
     }
     check('stt', c.stt.provider, 'model', c.stt.model)
+    const sttLanguages = findProvider('stt', c.stt.provider)?.languages ?? []
+    if (c.stt.language !== undefined && sttLanguages.length && !sttLanguages.includes(c.stt.language))
+      ctx.addIssue({ code: 'custom', path: ['stt', 'language'], message: `${c.stt.provider} stt has no language "${c.stt.language}" (one of: ${sttLanguages.join(', ')})`, input: c.stt.language })
     check('tts', c.tts.provider, 'voice', c.tts.voice)
     check('tts', c.tts.provider, 'model', c.tts.model)
   })

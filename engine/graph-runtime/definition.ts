@@ -75,6 +75,9 @@ const nodes = {
       reprompt: Template.optional(),
       max_attempts: z.number().int().min(1).max(10).default(3),
       choices: z.array(z.string().trim().min(1).max(200)).min(2).max(50).optional(),
+      /** Bounds of a number answer; one outside them counts as a failed attempt. */
+      min: z.number().optional(),
+      max: z.number().optional(),
     }),
   }),
   condition: z.object({ ...base, type: z.literal('condition'), data: z.object({ description: z.string().max(500).optional() }).default({}) }),

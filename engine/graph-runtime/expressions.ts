@@ -14,13 +14,19 @@ const MAX_NODES = 1000
 
 export interface ExpressionCheck {
   problems: { path: (string | number)[]; msg: string }[]
-  /** First segments of every `var` name used (e.g. "order" for "order.total"). */
+  /** First segments of every variable read (e.g. "order" for "order.total"). */
   variables: Set<string>
+  /** Each full variable name read. */
+  names: Set<string>
 }
 
 /** Checks an expression's shape and collects the variables it reads. */
 export function checkExpression(expr: unknown): ExpressionCheck {
-  const out: ExpressionCheck = { problems: [], variables: new Set() }
+  const out: ExpressionCheck = { problems: [], variables: new Set(), names: new Set() }
+  const read = (name: string) => {
+    out.variables.add(name.split('.')[0]!)
+    out.names.add(name)
+  }
   let seen = 0
   const walk = (e: unknown, path: (string | number)[], depth: number, inIterator: boolean): void => {
     if (++seen > MAX_NODES) {
@@ -47,9 +53,14 @@ export function checkExpression(expr: unknown): ExpressionCheck {
     if (op === 'var') {
       const name = Array.isArray(args) ? args[0] : args
       // Inside some/all/none/map/filter/reduce, var refers to the current item, not a variable.
-      if (typeof name === 'string' && name !== '' && !inIterator) out.variables.add(name.split('.')[0]!)
+      if (typeof name === 'string' && name !== '' && !inIterator) read(name)
       else if (typeof name !== 'string' && typeof name !== 'number' && name !== undefined) walk(name, [...path, op], depth + 1, inIterator)
       return
+    }
+    // missing / missing_some name variables as plain strings.
+    if ((op === 'missing' || op === 'missing_some') && !inIterator) {
+      const list = op === 'missing_some' && Array.isArray(args) ? args[1] : args
+      for (const n of Array.isArray(list) ? list : [list]) if (typeof n === 'string' && n !== '') read(n)
     }
     const iterator = ['some', 'all', 'none', 'map', 'filter', 'reduce'].includes(op)
     if (iterator && Array.isArray(args)) {

@@ -152,9 +152,11 @@ const ORDINALS: Record<string, number> = {
 }
 
 function choice(text: string, choices: readonly string[]): string | null {
-  const t = ` ${fold(text)} `
+  // Dots fold away too, so a spoken "9 a.m." matches the choice "9 AM".
+  const norm = (s: string) => fold(s).replace(/\./g, '')
+  const t = ` ${norm(text)} `
   // The longest choice mentioned wins, so "premium plus" beats "premium".
-  const hits = choices.filter((c) => t.includes(` ${fold(c)} `)).sort((a, b) => b.length - a.length)
+  const hits = choices.filter((c) => t.includes(` ${norm(c)} `)).sort((a, b) => b.length - a.length)
   if (hits.length) return hits[0]!
   const n = /^\s*(\d{1,2})\s*$/.exec(text)?.[1] ?? Object.entries(ORDINALS).find(([w]) => t.includes(` ${w} `))?.[1]
   const index = n === undefined ? NaN : Number(n) - 1

@@ -204,7 +204,8 @@ export class GraphRuntime {
   }
 
   private async answerCollect(node: Extract<WorkflowNode, { type: 'collect' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
-    const value = extractValue(node.data.value_type, text, { choices: node.data.choices, today: this.io.now() })
+    let value = extractValue(node.data.value_type, text, { choices: node.data.choices, today: this.io.now() })
+    if (typeof value === 'number' && ((node.data.min !== undefined && value < node.data.min) || (node.data.max !== undefined && value > node.data.max))) value = null
     if (value !== null) {
       this.setVariable(node.data.variable, value, emit)
       return this.continueFrom(node, 'collected', emit, signal)

@@ -18,7 +18,7 @@ const ALLOWED_CONDITIONS: Record<WorkflowNode['type'], EdgeCondition['kind'][]> 
   collect: ['always', 'expression', 'outcome'],
   condition: ['always', 'expression'],
   tool: ['always', 'expression', 'outcome'],
-  knowledge: ['always', 'expression', 'intent'],
+  knowledge: ['always', 'expression'],
   transfer: ['outcome'],
   end: [],
 }
@@ -29,8 +29,22 @@ const OUTCOMES_OF: Partial<Record<WorkflowNode['type'], string[]>> = {
   transfer: ['failure'],
 }
 
-/** A node of these types must handle this outcome: by an edge for it, or by an `always` edge. */
-const MUST_HANDLE: Partial<Record<WorkflowNode['type'], string>> = { collect: 'max_attempts', tool: 'failure' }
+/** A node of these types must handle these outcomes: by an edge for each, or by an `always` edge. */
+const MUST_HANDLE: Partial<Record<WorkflowNode['type'], string[]>> = { collect: ['collected', 'max_attempts'], tool: ['success', 'failure'] }
+
+/** Nodes that move on by themselves: expressions alone could leave them stuck, so `always` is required. */
+const NEEDS_FALLBACK = new Set<WorkflowNode['type']>(['start', 'say', 'condition', 'knowledge'])
+
+/** What a declared variable's default must be. */
+const DEFAULT_FITS: Record<string, (v: unknown) => boolean> = {
+  string: (v) => typeof v === 'string',
+  email: (v) => typeof v === 'string',
+  phone: (v) => typeof v === 'string',
+  date: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v),
+  number: (v) => typeof v === 'number' && Number.isFinite(v),
+  boolean: (v) => typeof v === 'boolean',
+  object: (v) => v !== null && typeof v === 'object',
+}
 
 /** The variable type a collected value is stored as, and the declared types that can hold it. */
 const COLLECT_FITS: Record<string, string[]> = {
@@ -54,8 +68,12 @@ export function validateDefinition(def: Definition): GraphProblem[] {
     else if ((SYSTEM_VARIABLES as readonly string[]).includes(v.name) || v.name === 'system')
       add(['variables', i, 'name'], 'graph.reserved_variable', `"${v.name}" is reserved; built-in values are read as {{system.${v.name}}}`)
     declared.set(v.name, v.type)
+    if (v.default !== undefined && v.default !== null && !DEFAULT_FITS[v.type]!(v.default))
+      add(['variables', i, 'default'], 'graph.variable_type', `The default of "${v.name}" is not a ${v.type}${v.type === 'date' ? ' (YYYY-MM-DD)' : ''}`)
   })
   const knownVariable = (name: string) => declared.has(name) || name === 'system'
+  // system.* names are fixed; a misspelt one would silently render empty.
+  const badSystemName = (name: string) => name.startsWith('system') && !(SYSTEM_VARIABLES as readonly string[]).includes(name.slice(7)) ? name : null
 
   const nodeIndex = new Map<string, number>()
   def.nodes.forEach((n, i) => {
@@ -78,6 +96,7 @@ export function validateDefinition(def: Definition): GraphProblem[] {
     const check = checkTemplate(text)
     if (check.error) add(loc, 'graph.template', `Template does not parse: ${check.error}`)
     for (const v of check.variables) if (!knownVariable(v)) add(loc, 'graph.undeclared_variable', `{{${v}}} is not a declared variable`)
+    for (const n of check.names) if (badSystemName(n)) add(loc, 'graph.undeclared_variable', `{{${n}}} is not a built-in value (system.${SYSTEM_VARIABLES.join(', system.')})`)
   }
   const assigns = (loc: (string | number)[], name: string, fits?: string[]) => {
     const type = declared.get(name)
@@ -104,6 +123,8 @@ export function validateDefinition(def: Definition): GraphProblem[] {
         assigns(at('variable'), n.data.variable, COLLECT_FITS[n.data.value_type])
         if (n.data.value_type === 'choice' && !n.data.choices) add(at('choices'), 'graph.choices', 'A choice question needs its choices')
         if (n.data.value_type !== 'choice' && n.data.choices) add(at('choices'), 'graph.choices', 'Only a choice question has choices')
+        if (n.data.value_type !== 'number' && (n.data.min !== undefined || n.data.max !== undefined)) add(at('min'), 'graph.range', 'Only a number question has min and max')
+        if (n.data.min !== undefined && n.data.max !== undefined && n.data.min > n.data.max) add(at('max'), 'graph.range', 'max must not be below min')
         break
       case 'tool':
         for (const [k, v] of Object.entries(n.data.input)) template(at('input', k), v)
@@ -146,6 +167,7 @@ export function validateDefinition(def: Definition): GraphProblem[] {
       const check = checkExpression(c.expression)
       for (const p of check.problems) add(['edges', i, 'condition', 'expression', ...p.path], 'graph.expression', p.msg)
       for (const v of check.variables) if (!knownVariable(v)) add(['edges', i, 'condition', 'expression'], 'graph.undeclared_variable', `"${v}" is not a declared variable`)
+      for (const n of check.names) if (badSystemName(n)) add(['edges', i, 'condition', 'expression'], 'graph.undeclared_variable', `"${n}" is not a built-in value`)
     }
     const list = out.get(e.source) ?? []
     list.push({ kind: c.kind, ...(c.kind === 'outcome' ? { outcome: c.outcome } : {}) })
@@ -160,11 +182,11 @@ export function validateDefinition(def: Definition): GraphProblem[] {
       add(['nodes', i], 'graph.no_exit', `Node "${n.id}" has no outgoing edge; only end nodes may stop the conversation`)
       return
     }
-    const must = MUST_HANDLE[n.type]
-    if (must && !exits.some((x) => x.kind === 'always' || x.outcome === must))
-      add(['nodes', i], 'graph.missing_branch', `Node "${n.id}" needs an edge for the "${must}" outcome (or an "always" edge)`)
-    if (n.type === 'condition' && !exits.some((x) => x.kind === 'always'))
-      add(['nodes', i], 'graph.missing_branch', `Condition "${n.id}" needs an "always" edge for when no expression holds`)
+    for (const must of MUST_HANDLE[n.type] ?? [])
+      if (!exits.some((x) => x.kind === 'always' || x.outcome === must))
+        add(['nodes', i], 'graph.missing_branch', `Node "${n.id}" needs an edge for the "${must}" outcome (or an "always" edge)`)
+    if (NEEDS_FALLBACK.has(n.type) && !exits.some((x) => x.kind === 'always'))
+      add(['nodes', i], 'graph.missing_branch', `Node "${n.id}" needs an "always" edge for when no expression holds`)
   })
 
   // Reachability from the start node and from global nodes (entered by intent from anywhere).

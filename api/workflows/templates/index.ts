@@ -33,10 +33,11 @@ export const DEFAULT_DEFINITION: z.input<typeof Definition> = {
 
 const SOURCES: TemplateSource[] = [receptionist, appointmentBooking, leadQualification, surveyTr]
 
-/** Nodes that cannot run without an LLM. */
+/** Nodes that cannot run without an LLM (global intents are recognised by the LLM too). */
 export function needsLlm(nodes: readonly WorkflowNode[]): boolean {
   return nodes.some(
     (n) =>
+      n.global !== undefined ||
       n.type === 'conversation' ||
       n.type === 'knowledge' ||
       (n.type === 'start' && n.data.first_message?.mode === 'llm') ||

@@ -121,3 +121,17 @@ t.test('an archived agent can be deleted', async (t) => {
   t.equal((await send('DELETE', `${W}/${id}`)).status, 204)
   t.same(await listed(true), [])
 })
+
+t.test('the audit event of a duplicate names the source as resource and the copy as result', async (t) => {
+  const { startTestApp } = await import('../../helpers/app.js')
+  const a = await startTestApp()
+  t.teardown(() => a.close())
+  const owner = await a.register()
+  const token = owner.access_token
+  const source = (await a.request('POST', '/api/v1/workflows', { token, body: { name: 'Original' } })).body.id
+  const copy = (await a.request('POST', `/api/v1/workflows/${source}/duplicate`, { token })).body.id
+  const [event] = (await a.request('GET', '/api/v1/audit?action=workflow.duplicated', { token })).body
+  t.match(event, { resource_type: 'workflow', resource_id: source, metadata: { result_id: copy } })
+  const [created] = (await a.request('GET', '/api/v1/audit?action=workflow.created', { token })).body
+  t.equal(created.metadata, null, 'a plain create has no separate result')
+})

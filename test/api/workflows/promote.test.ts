@@ -133,8 +133,13 @@ t.test('publish and promote emit workflow.published and workflow.promoted with t
   const dev = await createWorkflow(a, owner, { name: 'Sales' })
   expectStatus(await send('POST', `${W}/${dev}/publish`), 200, 'publish')
   const copy = expectStatus(await promote(dev, 'staging'), 200, 'promote')
-  t.same(events.map((e) => e.type), ['workflow.published', 'workflow.promoted'], 'one event each: promotion announces the copy as workflow.promoted only')
+  t.same(events.map((e) => e.type), ['workflow.published', 'workflow.published', 'workflow.promoted'], 'the copy’s version 1 is announced as published, then the promotion')
   t.match(events[1], {
+    organizationId: owner.organizationId,
+    environmentId: env.staging,
+    data: { workflow_uuid: copy.id, name: 'Sales', version: 1, environment: 'staging', environment_id: env.staging, published_by: owner.userId },
+  })
+  t.match(events[2], {
     organizationId: owner.organizationId,
     environmentId: env.staging,
     data: {

@@ -21,7 +21,7 @@ t.test('a dotted or defaulted var names its first segment', async (t) => {
 
 t.test('plain values are valid expressions that read nothing', async (t) => {
   for (const v of [true, 0, 'yes', null, [1, 2]]) {
-    t.same(checkExpression(v), { problems: [], variables: new Set() }, JSON.stringify(v))
+    t.same(checkExpression(v), { problems: [], variables: new Set(), names: new Set() }, JSON.stringify(v))
   }
 })
 

@@ -196,3 +196,18 @@ t.test('a knowledge node speaks the best passage when no LLM is configured', asy
   )
   t.same(says(await collect(rt.start(signal()))), ['We open at 9 (opening hours, top 4).'])
 })
+
+t.test('a number answer outside min and max counts as not understood', async (t) => {
+  const rt = runtime({
+    variables: [{ name: 'rating', type: 'number' }],
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'ask', type: 'collect', data: { variable: 'rating', value_type: 'number', prompt: 'From 1 to 5?', reprompt: 'Please say a number from 1 to 5.', min: 1, max: 5 } },
+      { id: 'end', type: 'end', data: { message: 'You said {{rating}}.' } },
+    ],
+    edges: [{ id: 'a', source: 'start', target: 'ask' }, { id: 'b', source: 'ask', target: 'end' }],
+  })
+  await collect(rt.start(signal()))
+  t.same(says(await collect(rt.turn('nine', signal()))), ['Please say a number from 1 to 5.'])
+  t.same(says(await collect(rt.turn('four', signal()))), ['You said 4.'])
+})

@@ -158,3 +158,36 @@ t.test('an expression nested too deep is reported where it goes too deep', async
   t.equal(problems.length, 1)
   t.same(problems[0], { loc: ['edges', EDGE, 'condition', 'expression', ...Array(33).fill('!')], type: 'graph.expression' })
 })
+
+t.test('a misspelt system name, a mistyped default and number bounds are reported', async (t) => {
+  const { Definition, validateDefinition } = await import('../../../engine/graph-runtime/index.js')
+  const problems = validateDefinition(
+    Definition.parse({
+      variables: [{ name: 'n', type: 'number', default: 'abc' }, { name: 'd', type: 'date', default: '25.12.2026' }, { name: 'ok', type: 'boolean', default: false }],
+      nodes: [
+        { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'From {{system.caler_number}}' } } },
+        { id: 'ask', type: 'collect', data: { variable: 'n', value_type: 'number', prompt: 'Rate 1-5', min: 5, max: 1 } },
+        { id: 'yn', type: 'collect', data: { variable: 'ok', value_type: 'yes_no', prompt: 'OK?', max: 3 } },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { id: 'a', source: 'start', target: 'ask' },
+        { id: 'b', source: 'ask', target: 'yn' },
+        { id: 'c', source: 'yn', target: 'end', condition: { kind: 'expression', expression: { missing: ['system.nope', 'n'] } } },
+        { id: 'd', source: 'yn', target: 'end', condition: { kind: 'outcome', outcome: 'max_attempts' } },
+      ],
+    }),
+  )
+  t.same(
+    problems.map((p) => [p.type, p.loc.join('.')]),
+    [
+      ['graph.variable_type', 'variables.0.default'],
+      ['graph.variable_type', 'variables.1.default'],
+      ['graph.undeclared_variable', 'nodes.0.data.first_message.text'],
+      ['graph.range', 'nodes.1.data.max'],
+      ['graph.range', 'nodes.2.data.min'],
+      ['graph.undeclared_variable', 'edges.2.condition.expression'],
+      ['graph.missing_branch', 'nodes.2'],
+    ],
+  )
+})
