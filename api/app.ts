@@ -22,6 +22,8 @@ import { rbacRoutes } from './rbac/routes.js'
 import { RbacService } from './rbac/service.js'
 import { RequestLogBuffer } from './request-logs/buffer.js'
 import { requestLogRoutes } from './request-logs/routes.js'
+import { sessionRoutes } from './sessions/routes.js'
+import { SessionService } from './sessions/service.js'
 import { workflowRoutes } from './workflows/routes.js'
 import { WorkflowService } from './workflows/service.js'
 import { AccessTokens } from './security/access-tokens.js'
@@ -51,6 +53,7 @@ export interface Services {
   organizations: OrganizationService
   projects: ProjectService
   workflows: WorkflowService
+  sessions: SessionService
   mailer: Mailer
   requestLogs: RequestLogBuffer
 }
@@ -91,6 +94,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
     projects: new ProjectService(repos, clock),
     workflows: new WorkflowService(repos, bus, clock),
+    sessions: new SessionService({ repos, bus, clock, logger }),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
   }
 }
@@ -110,6 +114,7 @@ export function createApp(deps: AppDeps): App {
     ...projectRoutes(services.projects),
     ...rbacRoutes(services.rbac),
     ...workflowRoutes(services.workflows),
+    ...sessionRoutes(services.sessions),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),

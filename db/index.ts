@@ -12,6 +12,7 @@ import { InvitationsRepo } from './repos/invitations.js'
 import { AuditRepo } from './repos/audit.js'
 import { RequestLogsRepo } from './repos/request-logs.js'
 import { WorkflowsRepo } from './repos/workflows.js'
+import { SessionsRepo } from './repos/sessions.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -27,6 +28,7 @@ export type { InvitationRow } from './repos/invitations.js'
 export type { AuditRow, NewAuditRow, AuditFilter } from './repos/audit.js'
 export type { RequestLogRow, NewRequestLog, RequestLogFilter } from './repos/request-logs.js'
 export type { WorkflowRow, WorkflowVersionRow, Scope } from './repos/workflows.js'
+export type { SessionRow, SessionEventRow, SessionStatus, SessionChannel, SessionFilter } from './repos/sessions.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 
 export interface Repos {
@@ -43,6 +45,7 @@ export interface Repos {
   audit: AuditRepo
   requestLogs: RequestLogsRepo
   workflows: WorkflowsRepo
+  sessions: SessionsRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -62,6 +65,7 @@ export function createRepos(db: Db): Repos {
     audit: new AuditRepo(db),
     requestLogs: new RequestLogsRepo(db),
     workflows: new WorkflowsRepo(db),
+    sessions: new SessionsRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

@@ -1,0 +1,69 @@
+import { z } from 'zod'
+import { WorkflowPath } from '../workflows/schema.js'
+import { defineRoute } from '../http/route.js'
+import {
+  RunEventResponse,
+  RunSummary,
+  SessionDetail,
+  SessionListQuery,
+  SessionMessageRequest,
+  SessionPath,
+  SessionStartRequest,
+  SessionStartResponse,
+  SessionTurnResponse,
+  TextRunRequest,
+  TextRunResponse,
+} from './schema.js'
+import type { SessionService } from './service.js'
+
+const tag = 'Sessions and runs'
+const resource = 'session'
+const runErrors = ['not_found', 'no_published_version', 'unknown_version', 'provider_not_configured', 'upstream_error', 'service_unavailable'] as const
+
+export function sessionRoutes(sessions: SessionService) {
+  return [
+    defineRoute({
+      operationId: 'workflows_text_run', method: 'post', path: '/api/v1/workflows/{workflow_uuid}/runs/text', auth: 'A', permission: 'agents:run', tag,
+      summary: 'One run from input to output, recorded as a completed session of channel "run"',
+      audit: { action: 'session.run', resource },
+      params: WorkflowPath, body: TextRunRequest, status: 200, response: TextRunResponse, errors: [...runErrors],
+      handler: ({ auth, params, body }) => sessions.run(auth, params.workflow_uuid, body),
+    }),
+    defineRoute({
+      operationId: 'sessions_start', method: 'post', path: '/api/v1/workflows/{workflow_uuid}/sessions', auth: 'A', permission: 'agents:run', tag,
+      summary: 'Start a text session (emits session.started); the agent’s opening is in the response',
+      description: 'Runs the newest published version unless version or use_draft say otherwise. The body may be absent or null.',
+      audit: { action: 'session.started', resource },
+      params: WorkflowPath, body: SessionStartRequest, bodyOptional: true, status: 201, response: SessionStartResponse, errors: [...runErrors],
+      handler: ({ auth, params, body }) => sessions.start(auth, params.workflow_uuid, body ?? SessionStartRequest.parse({})),
+    }),
+    defineRoute({
+      operationId: 'sessions_message', method: 'post', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}/messages', auth: 'A', permission: 'agents:run', tag,
+      summary: 'Send the caller’s next message; messages to one session are handled one at a time',
+      audit: { action: 'session.message', resource },
+      params: SessionPath, body: SessionMessageRequest, status: 200, response: SessionTurnResponse, errors: [...runErrors, 'session_ended'],
+      handler: ({ auth, params, body }) => sessions.message(auth, params.workflow_uuid, params.session_uuid, body.text),
+    }),
+    defineRoute({
+      operationId: 'sessions_events', method: 'get', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}/events', auth: 'A', permission: 'sessions:read', tag,
+      summary: 'The session’s events in order', params: SessionPath, status: 200, response: z.array(RunEventResponse), errors: ['not_found'],
+      handler: ({ auth, params }) => sessions.events(auth, params.workflow_uuid, params.session_uuid),
+    }),
+    defineRoute({
+      operationId: 'sessions_get', method: 'get', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}', auth: 'A', permission: 'sessions:read', tag,
+      summary: 'A session: status, transcript, variables, usage', params: SessionPath, status: 200, response: SessionDetail, errors: ['not_found'],
+      handler: ({ auth, params }) => sessions.detail(auth, params.workflow_uuid, params.session_uuid),
+    }),
+    defineRoute({
+      operationId: 'sessions_list', method: 'get', path: '/api/v1/sessions', auth: 'A', permission: 'sessions:read', tag,
+      summary: 'Sessions of the request’s environment, newest first',
+      description: 'Filters: workflow_uuid, status, channel. limit 1–200 (default 50) and offset; the total is in X-Total-Count.',
+      query: SessionListQuery, status: 200, response: z.array(RunSummary),
+      handler: ({ auth, query, req }) => {
+        const page = sessions.list(auth, query)
+        req.setHeader('X-Total-Count', String(page.total))
+        return page.items
+      },
+    }),
+  ]
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod'
+
+const Variables = z
+  .record(z.string().max(64), z.unknown())
+  .refine((v) => Object.keys(v).length <= 200, 'At most 200 variables')
+  .describe('Values for declared variables; unknown names are ignored.')
+
+const Which = {
+  use_draft: z.boolean().default(false).describe('Run the draft instead of the newest published version (for testing).'),
+  version: z.number().int().min(1).optional().describe('Run this published version instead of the newest.'),
+}
+
+export const SessionStartRequest = z
+  .object({ variables: Variables.default({}), ...Which })
+  .meta({ id: 'SessionStartRequest' })
+
+export const SessionMessageRequest = z
+  .object({ text: z.string().trim().min(1).max(4000) })
+  .meta({ id: 'SessionMessageRequest' })
+
+export const TextRunRequest = z
+  .object({ input: z.string().trim().min(1).max(4000).optional().describe('The caller’s words; omitted: only the opening runs.'), variables: Variables.default({}), ...Which })
+  .meta({ id: 'TextRunRequest' })
+
+const Message = z.object({ role: z.enum(['user', 'assistant']), text: z.string() }).meta({ id: 'TranscriptMessage' })
+
+const turnFields = {
+  session_id: z.uuid(),
+  status: z.enum(['active', 'completed', 'failed']),
+  messages: z.array(z.string()).describe('What the agent said in this turn, in order.'),
+  reply: z.string().describe('messages joined with spaces.'),
+  node_id: z.string().nullable().describe('The node now waiting for the caller; null once ended.'),
+  variables: z.record(z.string(), z.unknown()),
+  ended: z.boolean(),
+  disposition: z.string().nullable(),
+}
+
+export const SessionStartResponse = z
+  .object({ ...turnFields, workflow_id: z.uuid(), version: z.number().int().nullable().describe('null when the draft runs.') })
+  .meta({ id: 'SessionStartResponse' })
+
+export const SessionTurnResponse = z.object(turnFields).meta({ id: 'SessionTurnResponse' })
+
+export const TextRunResponse = z
+  .object({ ...turnFields, output: z.string().describe('Everything the agent said, opening included.'), workflow_id: z.uuid(), version: z.number().int().nullable() })
+  .meta({ id: 'TextRunResponse' })
+
+export const RunSummary = z
+  .object({
+    id: z.uuid(),
+    workflow_id: z.uuid(),
+    version: z.number().int().nullable(),
+    channel: z.enum(['chat', 'run', 'web', 'phone']),
+    status: z.enum(['active', 'completed', 'failed']),
+    disposition: z.string().nullable(),
+    turn_count: z.number().int(),
+    started_at: z.iso.datetime(),
+    ended_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'RunSummary' })
+
+export const SessionDetail = RunSummary.extend({
+  node_id: z.string().nullable(),
+  variables: z.record(z.string(), z.unknown()),
+  transcript: z.array(Message),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
+  error_code: z.string().nullable(),
+}).meta({ id: 'SessionDetail' })
+
+export const RunEventResponse = z
+  .object({ seq: z.number().int(), kind: z.string(), data: z.record(z.string(), z.unknown()), created_at: z.iso.datetime() })
+  .meta({ id: 'RunEventResponse' })
+
+export const SessionPath = z.object({ workflow_uuid: z.uuid(), session_uuid: z.uuid() })
+export const SessionListQuery = z.object({
+  workflow_uuid: z.uuid().optional(),
+  status: z.enum(['active', 'completed', 'failed']).optional(),
+  channel: z.enum(['chat', 'run', 'web', 'phone']).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+})
+
+export type TurnFields = { [K in keyof typeof turnFields]: z.output<(typeof turnFields)[K]> }

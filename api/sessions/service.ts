@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock, EventBus, Logger } from '../../core/index.js'
+import type { Repos, SessionRow, WorkflowRow } from '../../db/index.js'
+import {
+  AgentConfig,
+  Definition,
+  GraphRuntime,
+  initialState,
+  type LlmClient,
+  type RuntimeEvent,
+  type RuntimeIO,
+  type RuntimeState,
+} from '../../engine/graph-runtime/index.js'
+import { ApiError } from '../http/errors.js'
+import type { Principal } from '../security/principal.js'
+import type { TurnFields } from './schema.js'
+
+/** A text turn that takes longer than this is aborted (the session stays as it was). */
+const TURN_TIMEOUT_MS = 120_000
+
+export interface SessionDeps {
+  repos: Repos
+  bus: EventBus
+  clock: Clock
+  logger: Logger
+  /** The LLM an organization's sessions use, or undefined when none is configured. */
+  llmFor?: (organizationId: string) => LlmClient | undefined
+}
+
+interface Which {
+  use_draft: boolean
+  version?: number
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+const scope = (p: Principal) => ({ organizationId: p.organizationId, environmentId: p.environmentId })
+
+/** Text sessions and single text runs over the graph runtime. */
+export class SessionService {
+  private readonly locks = new Map<string, Promise<unknown>>()
+
+  constructor(private readonly d: SessionDeps) {}
+
+  async start(p: Principal, workflowId: string, input: Which & { variables: Record<string, unknown> }, channel: 'chat' | 'run' = 'chat') {
+    const wf = this.workflow(p, workflowId)
+    const { definition, config, version } = this.pick(wf, input)
+    const def = Definition.parse(JSON.parse(definition))
+    const now = this.d.clock.now()
+    const id = randomUUID()
+    const state = initialState(def, input.variables)
+    this.d.repos.sessions.insert({
+      id, organization_id: p.organizationId, environment_id: p.environmentId, workflow_id: wf.id, workflow_version: version, channel,
+      definition, config, state: JSON.stringify(state), started_by_user: p.userId, started_by_key: p.apiKeyId, started_at: now,
+    })
+    this.publish(p, 'session.started', { session_uuid: id, workflow_uuid: wf.id, version, channel, variables: state.variables }, now)
+    const row = this.d.repos.sessions.get(scope(p), id)!
+    const turn = await this.exclusive(id, () => this.advance(p, row, null))
+    return { ...turn, workflow_id: wf.id, version }
+  }
+
+  message(p: Principal, workflowId: string, sessionId: string, text: string): Promise<TurnFields> {
+    return this.exclusive(sessionId, () => {
+      const row = this.session(p, workflowId, sessionId)
+      if (row.status !== 'active') throw new ApiError('session_ended')
+      return this.advance(p, row, text)
+    })
+  }
+
+  /** Start plus at most one caller turn, recorded as a session of channel "run" and completed. */
+  async run(p: Principal, workflowId: string, input: Which & { variables: Record<string, unknown>; input?: string }) {
+    const opening = await this.start(p, workflowId, input, 'run')
+    const row = this.d.repos.sessions.get(scope(p), opening.session_id)!
+    const reply = input.input !== undefined && !opening.ended ? await this.exclusive(row.id, () => this.advance(p, row, input.input!)) : null
+    const last = reply ?? opening
+    const messages = [...opening.messages, ...(reply?.messages ?? [])]
+    if (!last.ended) this.close(p, this.d.repos.sessions.get(scope(p), row.id)!, 'completed', 'run_completed')
+    const final = this.d.repos.sessions.get(scope(p), row.id)!
+    return {
+      ...last,
+      status: final.status,
+      disposition: final.disposition,
+      ended: true,
+      messages,
+      output: messages.join(' '),
+      reply: last.reply,
+      workflow_id: opening.workflow_id,
+      version: opening.version,
+    }
+  }
+
+  detail(p: Principal, workflowId: string, sessionId: string) {
+    const row = this.session(p, workflowId, sessionId)
+    const state = JSON.parse(row.state) as RuntimeState
+    return {
+      ...summary(row),
+      node_id: state.nodeId,
+      variables: state.variables,
+      transcript: state.history,
+      usage: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens },
+      error_code: row.error_code,
+    }
+  }
+
+  events(p: Principal, workflowId: string, sessionId: string) {
+    const row = this.session(p, workflowId, sessionId)
+    return this.d.repos.sessions.events(row.id).map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! }))
+  }
+
+  list(p: Principal, q: { workflow_uuid?: string; status?: SessionRow['status']; channel?: SessionRow['channel']; limit: number; offset: number }) {
+    const page = this.d.repos.sessions.page(scope(p), { workflowId: q.workflow_uuid ?? null, status: q.status ?? null, channel: q.channel ?? null, limit: q.limit, offset: q.offset })
+    return { items: page.items.map(summary), total: page.total }
+  }
+
+  /** Runs the opening (text null) or one caller turn, then stores the outcome in one transaction. */
+  private async advance(p: Principal, row: SessionRow, text: string | null): Promise<TurnFields> {
+    const def = Definition.parse(JSON.parse(row.definition))
+    const config = AgentConfig.parse(JSON.parse(row.config))
+    const io: RuntimeIO = { llm: this.d.llmFor?.(p.organizationId), now: () => new Date(this.d.clock.now()) }
+    const runtime = new GraphRuntime(def, config, io, JSON.parse(row.state) as RuntimeState, { session_id: row.id, channel: row.channel === 'run' ? 'chat' : row.channel })
+    const started = this.d.clock.now()
+    const signal = AbortSignal.timeout(TURN_TIMEOUT_MS)
+    const seen: RuntimeEvent[] = []
+    try {
+      for await (const e of text === null ? runtime.start(signal) : runtime.turn(text, signal)) seen.push(e)
+    } catch (err) {
+      throw upstreamError(err, signal)
+    }
+    // A missing LLM is a configuration problem, not a turn: nothing is stored, so the caller can
+    // configure one and send the same message again.
+    const missing = seen.find((e) => e.kind === 'error' && e.code === 'provider_not_configured')
+    if (missing) throw new ApiError('provider_not_configured')
+
+    const state = runtime.state
+    const now = this.d.clock.now()
+    const says = seen.flatMap((e) => (e.kind === 'say' ? [e.text] : []))
+    const usage = seen.reduce((u, e) => (e.kind === 'usage' ? { p: u.p + e.prompt_tokens, c: u.c + e.completion_tokens } : u), { p: 0, c: 0 })
+    const failed = state.ended && state.disposition === 'error'
+    const stored = [
+      ...(text === null ? [] : [{ kind: 'user_message', data: { text } }]),
+      ...seen.filter((e) => e.kind !== 'text_delta').map(({ kind, ...data }) => ({ kind: kind === 'say' ? 'agent_message' : kind, data })),
+      { kind: 'turn', data: { turn: row.turn_count + 1, duration_ms: now - started } },
+    ]
+    const errorCode = seen.find((e): e is Extract<RuntimeEvent, { kind: 'error' }> => e.kind === 'error')?.code ?? null
+    this.d.repos.sessions.saveTurn(
+      row.id,
+      {
+        state: JSON.stringify(state),
+        status: state.ended ? (failed ? 'failed' : 'completed') : 'active',
+        disposition: state.disposition,
+        turns: 1,
+        prompt_tokens: usage.p,
+        completion_tokens: usage.c,
+        error_code: errorCode,
+        ended_at: state.ended ? now : null,
+      },
+      stored,
+      now,
+    )
+    const base = { session_uuid: row.id, workflow_uuid: row.workflow_id }
+    if (text !== null) this.publish(p, 'transcript.updated', { ...base, role: 'user', text }, now)
+    for (const line of says) this.publish(p, 'transcript.updated', { ...base, role: 'assistant', text: line }, now)
+    for (const e of seen) if (e.kind === 'tool_call') this.publish(p, 'function.called', { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input }, now)
+    if (state.ended) this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
+    return {
+      session_id: row.id,
+      status: state.ended ? (failed ? 'failed' : 'completed') : 'active',
+      messages: says,
+      reply: says.join(' '),
+      node_id: state.nodeId,
+      variables: state.variables,
+      ended: state.ended,
+      disposition: state.disposition,
+    }
+  }
+
+  private close(p: Principal, row: SessionRow, status: 'completed' | 'failed', disposition: string): void {
+    const now = this.d.clock.now()
+    const state = JSON.parse(row.state) as RuntimeState
+    state.ended = true
+    state.nodeId = null
+    state.disposition = disposition
+    this.d.repos.sessions.saveTurn(
+      row.id,
+      { state: JSON.stringify(state), status, disposition, turns: 0, prompt_tokens: 0, completion_tokens: 0, error_code: row.error_code, ended_at: now },
+      [{ kind: 'end', data: { disposition } }],
+      now,
+    )
+    this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
+  }
+
+  /** session.completed: the end-of-session report (no recording address, as the spec says). */
+  private report(p: Principal, row: SessionRow): void {
+    const state = JSON.parse(row.state) as RuntimeState
+    const turns = this.d.repos.sessions.events(row.id).filter((e) => e.kind === 'turn').map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
+    this.publish(p, 'session.completed', {
+      session_uuid: row.id,
+      workflow_uuid: row.workflow_id,
+      version: row.workflow_version,
+      channel: row.channel,
+      status: row.status,
+      disposition: row.disposition,
+      started_at: iso(row.started_at),
+      ended_at: iso(row.ended_at),
+      duration_ms: (row.ended_at ?? row.updated_at) - row.started_at,
+      transcript: state.history,
+      variables: state.variables,
+      // Token counts are exact; a money amount arrives with billing (until then null, not a guess).
+      cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, amount_minor: null, currency: null },
+      latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((s, t) => s + t.duration_ms, 0) / turns.length) : null },
+    }, this.d.clock.now())
+  }
+
+  private publish(p: Principal, type: string, data: Record<string, unknown>, now: number): void {
+    this.d.bus.publish({ type, organizationId: p.organizationId, environmentId: p.environmentId, occurredAt: now, data })
+  }
+
+  private pick(wf: WorkflowRow, which: Which): { definition: string; config: string; version: number | null } {
+    if (which.use_draft) return { definition: wf.draft_definition, config: wf.draft_config, version: null }
+    const number = which.version ?? wf.latest_version
+    if (number === null) throw new ApiError('no_published_version')
+    const v = this.d.repos.workflows.version(wf.id, number)
+    if (!v) throw new ApiError('unknown_version')
+    return { definition: v.definition, config: v.config, version: number }
+  }
+
+  private workflow(p: Principal, id: string): WorkflowRow {
+    const wf = this.d.repos.workflows.get(scope(p), id)
+    if (!wf) throw new ApiError('not_found')
+    return wf
+  }
+
+  private session(p: Principal, workflowId: string, sessionId: string): SessionRow {
+    const row = this.d.repos.sessions.get(scope(p), sessionId)
+    if (!row || row.workflow_id !== workflowId) throw new ApiError('not_found')
+    return row
+  }
+
+  /** Messages to one session run one after another, never interleaved. */
+  private async exclusive<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
+    const previous = this.locks.get(key) ?? Promise.resolve()
+    const mine = previous.then(fn, fn)
+    const tail = mine.catch(() => undefined)
+    this.locks.set(key, tail)
+    try {
+      return await mine
+    } finally {
+      if (this.locks.get(key) === tail) this.locks.delete(key)
+    }
+  }
+}
+
+function summary(r: SessionRow) {
+  return {
+    id: r.id,
+    workflow_id: r.workflow_id,
+    version: r.workflow_version,
+    channel: r.channel,
+    status: r.status,
+    disposition: r.disposition,
+    turn_count: r.turn_count,
+    started_at: iso(r.started_at)!,
+    ended_at: iso(r.ended_at),
+  }
+}
+
+/** Maps a provider failure (or the turn timeout) to the spec's 502/503. */
+function upstreamError(err: unknown, signal: AbortSignal): unknown {
+  if (err instanceof ApiError) return err
+  if (signal.aborted) return new ApiError('service_unavailable', 'The turn took too long and was stopped; the session is unchanged.')
+  const e = err as { code?: unknown; status?: unknown; message?: unknown }
+  if (typeof e.code === 'string' && e.code.startsWith('upstream')) {
+    return new ApiError(e.status === 503 || e.code === 'upstream_rate_limited' ? 'service_unavailable' : 'upstream_error', typeof e.message === 'string' ? e.message : undefined)
+  }
+  return err
+}
