@@ -35,7 +35,9 @@ function requestInfo(ctx: Context): RequestInfo {
     requestId: ctx.state.requestId,
     lang: ctx.state.lang,
     ip: ctx.ip,
-    host: ctx.host,
+    get host() {
+      return ctx.host
+    },
     userAgent: ctx.get('user-agent'),
     setHeader: (name, value) => ctx.set(name, value),
   }
