@@ -8,6 +8,9 @@ import { Auditor } from './audit/auditor.js'
 import { auditRoutes } from './audit/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { AccountService } from './auth/service.js'
+import { CredentialCipher } from './credentials/crypto.js'
+import { credentialRoutes } from './credentials/routes.js'
+import { CredentialService } from './credentials/service.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
 import type { AnyRoute } from './http/route.js'
@@ -54,6 +57,7 @@ export interface Services {
   projects: ProjectService
   workflows: WorkflowService
   sessions: SessionService
+  credentials: CredentialService
   mailer: Mailer
   requestLogs: RequestLogBuffer
 }
@@ -95,6 +99,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     projects: new ProjectService(repos, clock),
     workflows: new WorkflowService(repos, bus, clock),
     sessions: new SessionService({ repos, bus, clock, logger }),
+    credentials: new CredentialService({ repos, cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey), clock, auditor, logger }),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
   }
 }
@@ -115,6 +120,7 @@ export function createApp(deps: AppDeps): App {
     ...rbacRoutes(services.rbac),
     ...workflowRoutes(services.workflows),
     ...sessionRoutes(services.sessions),
+    ...credentialRoutes(services.credentials),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),

@@ -12,6 +12,7 @@ import { InvitationsRepo } from './repos/invitations.js'
 import { AuditRepo } from './repos/audit.js'
 import { RequestLogsRepo } from './repos/request-logs.js'
 import { WorkflowsRepo } from './repos/workflows.js'
+import { CredentialsRepo } from './repos/credentials.js'
 import { SessionsRepo } from './repos/sessions.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
@@ -28,6 +29,7 @@ export type { InvitationRow } from './repos/invitations.js'
 export type { AuditRow, NewAuditRow, AuditFilter } from './repos/audit.js'
 export type { RequestLogRow, NewRequestLog, RequestLogFilter } from './repos/request-logs.js'
 export type { WorkflowRow, WorkflowVersionRow, Scope } from './repos/workflows.js'
+export type { CredentialRow } from './repos/credentials.js'
 export type { SessionRow, SessionEventRow, SessionStatus, SessionChannel, SessionFilter } from './repos/sessions.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 
@@ -45,6 +47,7 @@ export interface Repos {
   audit: AuditRepo
   requestLogs: RequestLogsRepo
   workflows: WorkflowsRepo
+  credentials: CredentialsRepo
   sessions: SessionsRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
@@ -65,6 +68,7 @@ export function createRepos(db: Db): Repos {
     audit: new AuditRepo(db),
     requestLogs: new RequestLogsRepo(db),
     workflows: new WorkflowsRepo(db),
+    credentials: new CredentialsRepo(db),
     sessions: new SessionsRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }

@@ -1,0 +1,142 @@
+import type { Clock, Logger } from '../../core/index.js'
+import type { CredentialRow, Repos } from '../../db/index.js'
+import type { Auditor } from '../audit/auditor.js'
+import { ApiError } from '../http/errors.js'
+import type { RequestInfo } from '../http/route.js'
+import type { Principal } from '../security/principal.js'
+import { CredentialDecryptError, type CredentialCipher } from './crypto.js'
+import { credentialProvider } from './providers.js'
+import type { CredentialResponseT, CredentialUpsertT } from './schema.js'
+
+const iso = (ms: number) => new Date(ms).toISOString()
+type Fields = Record<string, string>
+
+/** Shorter secrets are masked whole: four characters of eleven would give away too much. */
+export const MASK_MIN_CHARS = 12
+export const FULL_MASK = '••••••••'
+
+/** How a secret is shown: its last 4 characters after "••••", or nothing of it when short. */
+export function maskSecret(value: string): string {
+  const chars = Array.from(value)
+  return chars.length < MASK_MIN_CHARS ? FULL_MASK : `••••${chars.slice(-4).join('')}`
+}
+
+/**
+ * The additional data of a row's sealed secrets: its organization, its provider and its plain
+ * fields exactly as stored. Moving the row, or pointing its base_url at another host so the key
+ * would be sent there, makes the secrets fail to open.
+ */
+function additionalData(organizationId: string, provider: string, plainFields: string): Buffer {
+  return Buffer.from(JSON.stringify(['ozan.credential', organizationId, provider, plainFields]))
+}
+
+/** Plain fields of a row; an unreadable row's may be damaged too, and then show as none. */
+function parsePlain(text: string): Fields {
+  try {
+    const value: unknown = JSON.parse(text)
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Fields) : {}
+  } catch {
+    return {}
+  }
+}
+
+export interface CredentialDeps {
+  repos: Repos
+  cipher: CredentialCipher
+  clock: Clock
+  auditor: Auditor
+  logger: Logger
+}
+
+/** The organization's provider credentials: stored sealed, shown masked, revealed only in-process. */
+export class CredentialService {
+  constructor(private readonly d: CredentialDeps) {}
+
+  list(by: Principal): CredentialResponseT[] {
+    return this.d.repos.credentials.list(by.organizationId).map((row) => {
+      try {
+        return this.toResponse(row, this.openSecrets(row))
+      } catch (err) {
+        if (!(err instanceof CredentialDecryptError)) throw err
+        // One unreadable row must not hide the others; the caller sees it and can store it again.
+        this.d.logger.warn({ organization_id: row.organization_id, provider: row.provider, key_id: row.key_id, reason: err.message }, 'stored credential cannot be decrypted')
+        return this.toResponse(row, null)
+      }
+    })
+  }
+
+  upsert(by: Principal, input: CredentialUpsertT, req: RequestInfo): CredentialResponseT {
+    const provider = credentialProvider(input.provider)
+    if (!provider) throw new ApiError('bad_request', `Unknown provider ${input.provider}.`) // the schema already refuses it
+    const secrets: Fields = {}
+    const plain: Fields = {}
+    for (const f of provider.fields) {
+      const value = input.fields[f.name]
+      if (value !== undefined) (f.kind === 'secret' ? secrets : plain)[f.name] = value
+    }
+    const plainFields = JSON.stringify(plain)
+    const clear = Buffer.from(JSON.stringify(secrets))
+    const { keyId, sealed } = this.d.cipher.seal(clear, additionalData(by.organizationId, provider.key, plainFields))
+    clear.fill(0)
+    const now = this.d.clock.now()
+    return this.d.repos.transaction(() => {
+      const replaced = this.d.repos.credentials.get(by.organizationId, provider.key) !== undefined
+      const row = this.d.repos.credentials.upsert({
+        organization_id: by.organizationId, provider: provider.key, plain_fields: plainFields, key_id: keyId, sealed, created_at: now, updated_at: now,
+      })
+      // Names of the fields only, never their values.
+      const fields = provider.fields.map((f) => f.name).filter((n) => n in plain || n in secrets)
+      this.d.auditor.record(by, req, { action: 'credential.upserted', resourceType: 'credential', resourceId: provider.key, metadata: { fields, replaced } })
+      return this.toResponse(row, secrets)
+    })
+  }
+
+  delete(by: Principal, provider: string): void {
+    if (!this.d.repos.credentials.delete(by.organizationId, provider)) throw new ApiError('not_found')
+  }
+
+  /**
+   * Every field of the organization's credential for a provider, secrets in clear, for the code
+   * that calls the provider; never sent over HTTP. null when none is stored. Throws
+   * CredentialDecryptError when the stored secret cannot be authenticated.
+   */
+  reveal(organizationId: string, provider: string): Readonly<Fields> | null {
+    const row = this.d.repos.credentials.get(organizationId, provider)
+    if (!row) return null
+    // Opened first: once the secrets open, the plain fields bound to them are authentic too.
+    const secrets = this.openSecrets(row)
+    return { ...(JSON.parse(row.plain_fields) as Fields), ...secrets }
+  }
+
+  private openSecrets(row: CredentialRow): Fields {
+    try {
+      const clear = this.d.cipher.open({ keyId: row.key_id, sealed: row.sealed }, additionalData(row.organization_id, row.provider, row.plain_fields))
+      return JSON.parse(clear.toString('utf8')) as Fields
+    } catch (err) {
+      if (!(err instanceof CredentialDecryptError)) throw err
+      throw new CredentialDecryptError(`The stored ${row.provider} credential cannot be decrypted (${err.message}); store it again.`)
+    }
+  }
+
+  /** `secrets` null: the sealed part could not be opened, so its fields show fully masked. */
+  private toResponse(row: CredentialRow, secrets: Fields | null): CredentialResponseT {
+    const provider = credentialProvider(row.provider)
+    const plain = parsePlain(row.plain_fields)
+    const secretNames = secrets ? Object.keys(secrets) : (provider?.fields.filter((f) => f.kind === 'secret' && f.required).map((f) => f.name) ?? [])
+    const shown: Fields = { ...plain }
+    for (const name of secretNames) shown[name] = secrets ? maskSecret(secrets[name]!) : FULL_MASK
+    // Catalog order (api_key before base_url), then anything the catalog no longer names.
+    const order = provider?.fields.map((f) => f.name) ?? []
+    const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length)
+    const names = Object.keys(shown).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    return {
+      provider: row.provider,
+      name: provider?.name ?? row.provider,
+      fields: Object.fromEntries(names.map((n) => [n, shown[n]!])),
+      secret_fields: names.filter((n) => secretNames.includes(n)),
+      readable: secrets !== null,
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+    }
+  }
+}
