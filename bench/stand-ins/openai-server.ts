@@ -1,0 +1,272 @@
+/**
+ * A local stand-in for the OpenAI Chat Completions API (`POST /v1/chat/completions`, streaming SSE
+ * or a whole completion, plus `GET /v1/models`). It speaks the real wire protocol so the `openai`
+ * SDK runs its real code paths, answers from a script or by echoing the caller's last message,
+ * paces its output (first-token latency, tokens per second), injects failures on demand, and logs
+ * every request it received and how that exchange ended. Used by tests and by the bench.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { performance } from 'node:perf_hooks'
+import { checkRequest, contentText, type StandInMessage, type StandInTool, type ValidRequest } from './openai-validate.js'
+import { chunkBody, completionBody, errorBody, maskKey, newId, planChunks, usageBody, type ScriptedReply, type Usage } from './openai-wire.js'
+
+export type { ScriptedReply, ScriptedToolCall } from './openai-wire.js'
+export type { StandInMessage, StandInTool } from './openai-validate.js'
+
+/** One failure, used by the next chat request (failures are consumed before scripted replies). */
+export type InjectedFailure =
+  /** An error status with OpenAI's error body; `retryAfterS` sets Retry-After, `retryAfterMs` retry-after-ms. */
+  | { kind: 'status'; status: number; retryAfterS?: number; retryAfterMs?: number; message?: string }
+  /** Accepts the request and never answers, not even headers. */
+  | { kind: 'hang' }
+  /** Sends headers and `afterChunks` chunks, then goes silent with the connection open. */
+  | { kind: 'stall'; afterChunks: number }
+  /**
+   * Sends `afterChunks` chunks (0: not even headers), then destroys the TCP connection. A reset
+   * discards what the client had not read yet, so `until` lets a test hold the reset until it has
+   * seen those chunks.
+   */
+  | { kind: 'reset'; afterChunks: number; until?: Promise<unknown> }
+
+/** completed: the response was fully written; client_closed: the peer hung up first; reset: the stand-in cut it. */
+export type RequestOutcome = 'completed' | 'client_closed' | 'reset'
+
+/** What the stand-in did to this exchange, so a bench can subtract it from measured latency. */
+export interface InjectedDelays {
+  firstTokenMs: number
+  interChunkMs: number
+  chunks: number
+  failure: string | null
+}
+
+export interface ReceivedRequest {
+  /** performance.now() when the request arrived. */
+  at: number
+  path: string
+  authorized: boolean
+  model: string | undefined
+  messages: StandInMessage[]
+  tools: StandInTool[] | undefined
+  stream: boolean
+  body: Record<string, unknown>
+  /** The status answered; 0 when no response head was sent. */
+  status: number
+  injected: InjectedDelays
+  outcome: RequestOutcome | undefined
+  ended: Promise<RequestOutcome>
+}
+
+export interface OpenAiStandInOptions {
+  apiKey: string
+  host?: string
+  port?: number
+  firstTokenLatencyMs?: number
+  /** 0 sends chunks as fast as the socket takes them. */
+  tokensPerSecond?: number
+  models?: string[]
+}
+
+export interface OpenAiStandIn {
+  /** Base URL to give a client, ending in /v1. */
+  url: string
+  requests: ReceivedRequest[]
+  script(...replies: ScriptedReply[]): void
+  fail(...failures: InjectedFailure[]): void
+  pace(p: { firstTokenLatencyMs?: number; tokensPerSecond?: number }): void
+  close(): Promise<void>
+}
+
+const STATUS_ERRORS: Record<number, [string, string, string | null]> = {
+  429: ['Rate limit reached for requests. Please try again later.', 'requests', 'rate_limit_exceeded'],
+  500: ['The server had an error while processing your request. Sorry about that!', 'server_error', null],
+  503: ['The engine is currently overloaded, please try again later.', 'server_error', null],
+}
+
+export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise<OpenAiStandIn> {
+  const replies: ScriptedReply[] = []
+  const failures: InjectedFailure[] = []
+  const requests: ReceivedRequest[] = []
+  const settlers = new WeakMap<ReceivedRequest, (o: RequestOutcome) => void>()
+  let firstTokenMs = options.firstTokenLatencyMs ?? 0
+  let tokensPerSecond = options.tokensPerSecond ?? 0
+  const models = options.models ?? ['gpt-4o-mini']
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy())
+  })
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!
+    const raw = await readBody(req)
+    const auth = req.headers.authorization
+    const authorized = auth === `Bearer ${options.apiKey}`
+    if (!authorized) {
+      const sent = auth?.startsWith('Bearer ') ? auth.slice(7) : ''
+      const message = sent
+        ? `Incorrect API key provided: ${maskKey(sent)}. You can find your API key at https://platform.openai.com/account/api-keys.`
+        : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+      const record = path === '/v1/chat/completions' ? log(path, raw, false, res) : undefined
+      return json(res, 401, errorBody(message, 'invalid_request_error', sent ? 'invalid_api_key' : null), {}, record)
+    }
+    if (req.method === 'GET' && path === '/v1/models') {
+      return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'stand-in' })) })
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      return json(res, 404, errorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error'))
+    }
+    const record = log(path, raw, true, res)
+    let body: unknown
+    try {
+      body = JSON.parse(raw)
+    } catch {
+      return json(res, 400, errorBody('We could not parse the JSON body of your request.', 'invalid_request_error'), {}, record)
+    }
+    const checked = checkRequest(body)
+    if (!checked.ok) return json(res, 400, errorBody(checked.message, 'invalid_request_error', null, checked.param), {}, record)
+    const failure = failures.shift()
+    record.injected.failure = failure ? describe(failure) : null
+    if (failure?.kind === 'status') {
+      const [message, type, code] = STATUS_ERRORS[failure.status] ?? [`Upstream failure ${failure.status}`, 'server_error', null]
+      const headers: Record<string, string> = {}
+      if (failure.retryAfterS !== undefined) headers['retry-after'] = String(failure.retryAfterS)
+      if (failure.retryAfterMs !== undefined) headers['retry-after-ms'] = String(failure.retryAfterMs)
+      return json(res, failure.status, errorBody(failure.message ?? message, type, code), headers, record)
+    }
+    if (failure?.kind === 'hang') return
+    if (failure?.kind === 'reset' && failure.afterChunks === 0) return reset(res, record)
+    const reply = replies.shift() ?? echo(checked.request)
+    await answer(res, record, checked.request, reply, failure)
+  }
+
+  async function answer(res: http.ServerResponse, record: ReceivedRequest, request: ValidRequest, reply: ScriptedReply, failure: InjectedFailure | undefined): Promise<void> {
+    const plan = planChunks(reply)
+    const env = { id: newId('chatcmpl'), created: Math.floor(Date.now() / 1000), model: request.model }
+    const usage: Usage = {
+      prompt_tokens: reply.usage?.prompt_tokens ?? Math.ceil(JSON.stringify([request.messages, request.tools ?? []]).length / 4),
+      completion_tokens: plan.completionTokens,
+      total_tokens: 0,
+    }
+    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens
+    const interChunkMs = tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0
+    Object.assign(record.injected, { firstTokenMs, interChunkMs })
+    const closed = closedSignal(res)
+    if (!request.stream) {
+      await sleep(firstTokenMs, closed)
+      return json(res, 200, completionBody(env, plan, usage), {}, record)
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': newId('req') })
+    res.flushHeaders()
+    record.status = 200
+    for (const [i, delta] of plan.deltas.entries()) {
+      if ((failure?.kind === 'reset' || failure?.kind === 'stall') && i === failure.afterChunks) {
+        if (failure.kind === 'stall') return // silence until the client gives up
+        await failure.until
+        return reset(res, record)
+      }
+      await sleep(i === 0 ? firstTokenMs : interChunkMs, closed)
+      if (closed.aborted) return
+      res.write(`data: ${JSON.stringify(chunkBody(env, delta, request.includeUsage))}\n\n`)
+      record.injected.chunks++
+    }
+    if (request.includeUsage) res.write(`data: ${JSON.stringify(usageBody(env, usage))}\n\n`)
+    res.end('data: [DONE]\n\n')
+  }
+
+  function log(path: string, raw: string, authorized: boolean, res: http.ServerResponse): ReceivedRequest {
+    let body: Record<string, unknown> = {}
+    try {
+      const parsed: unknown = JSON.parse(raw)
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>
+    } catch {
+      // Logged as an empty body; the caller answers 400.
+    }
+    let settle!: (o: RequestOutcome) => void
+    const record: ReceivedRequest = {
+      at: performance.now(), path, authorized,
+      model: typeof body.model === 'string' ? body.model : undefined,
+      messages: Array.isArray(body.messages) ? (body.messages as StandInMessage[]) : [],
+      tools: Array.isArray(body.tools) ? (body.tools as StandInTool[]) : undefined,
+      stream: body.stream === true, body, status: 0,
+      injected: { firstTokenMs: 0, interChunkMs: 0, chunks: 0, failure: null },
+      outcome: undefined,
+      ended: new Promise((r) => (settle = r)),
+    }
+    const done = (o: RequestOutcome) => {
+      if (record.outcome) return
+      record.outcome = o
+      settle(o)
+    }
+    res.on('finish', () => done('completed'))
+    res.on('close', () => done(res.writableFinished ? 'completed' : 'client_closed'))
+    settlers.set(record, done)
+    requests.push(record)
+    return record
+  }
+
+  function reset(res: http.ServerResponse, record: ReceivedRequest): void {
+    settlers.get(record)?.('reset')
+    res.socket?.destroy()
+  }
+
+  function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, record?: ReceivedRequest): void {
+    if (record) record.status = status
+    res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': newId('req'), ...headers })
+    res.end(JSON.stringify(body))
+  }
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,
+    requests,
+    script: (...r) => void replies.push(...r),
+    fail: (...f) => void failures.push(...f),
+    pace: (p) => {
+      firstTokenMs = p.firstTokenLatencyMs ?? firstTokenMs
+      tokensPerSecond = p.tokensPerSecond ?? tokensPerSecond
+    },
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+/** The default reply: the caller's last user message echoed back, so the input visibly matters. */
+function echo(request: ValidRequest): ScriptedReply {
+  const last = [...request.messages].reverse().find((m) => m.role === 'user') ?? request.messages.at(-1)
+  return { text: `You said: ${contentText(last?.content)}` }
+}
+
+function describe(f: InjectedFailure): string {
+  return f.kind === 'status' ? `status ${f.status}` : f.kind === 'hang' ? 'hang' : `${f.kind} after ${f.afterChunks} chunks`
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    req.on('data', (c: Buffer) => parts.push(c))
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+function closedSignal(res: http.ServerResponse): AbortSignal {
+  const ac = new AbortController()
+  res.on('close', () => ac.abort())
+  return ac.signal
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
