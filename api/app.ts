@@ -25,6 +25,8 @@ import { rbacRoutes } from './rbac/routes.js'
 import { RbacService } from './rbac/service.js'
 import { RequestLogBuffer } from './request-logs/buffer.js'
 import { requestLogRoutes } from './request-logs/routes.js'
+import { DEFAULT_OPENAI_LLM_OPTIONS, OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
+import type { LlmClient } from '../engine/graph-runtime/index.js'
 import { sessionRoutes } from './sessions/routes.js'
 import { SessionService } from './sessions/service.js'
 import { workflowRoutes } from './workflows/routes.js'
@@ -87,19 +89,37 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
       loginPerAddress: { burst: config.loginAddressBurst, refillPerMin: config.loginAddressRefillPerMin },
     },
   })
+  const credentials = new CredentialService({ repos, cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey), clock, auditor, logger })
+  /**
+   * The LLM an organization's sessions use: its own stored "openai" credential (with its base URL),
+   * else the platform's OZAN_OPENAI_API_KEY, else none (conversation turns then answer
+   * provider_not_configured). Built per turn so a changed credential applies at once.
+   */
+  const llmFor = (organizationId: string): LlmClient | undefined => {
+    let stored: Readonly<Record<string, string>> | null = null
+    try {
+      stored = credentials.reveal(organizationId, 'openai')
+    } catch (err) {
+      logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'stored openai credential cannot be decrypted; using the platform LLM if any')
+    }
+    const apiKey = stored?.api_key ?? config.openaiApiKey
+    if (!apiKey) return undefined
+    const baseURL = stored ? (stored.base_url ?? DEFAULT_OPENAI_LLM_OPTIONS.baseURL) : config.openaiBaseUrl
+    return new OpenAiLlm({ apiKey, baseURL, timeoutMs: config.llmTimeoutMs })
+  }
   return {
     repos,
     bus,
     auditor,
     accounts,
     mailer,
+    credentials,
     apiKeys: new ApiKeyService(repos, clock),
     rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS }),
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
     projects: new ProjectService(repos, clock),
     workflows: new WorkflowService(repos, bus, clock),
-    sessions: new SessionService({ repos, bus, clock, logger }),
-    credentials: new CredentialService({ repos, cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey), clock, auditor, logger }),
+    sessions: new SessionService({ repos, bus, clock, logger, llmFor }),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
   }
 }

@@ -29,6 +29,10 @@ export interface Config {
   requestLogRetentionDays: number
   regions: Region[]
   rateLimit: { organization: Rule; apiKey: Rule; address: Rule }
+  /** The platform's LLM, used by organizations without a stored "openai" credential. */
+  openaiApiKey: string | null
+  openaiBaseUrl: string
+  llmTimeoutMs: number
   /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
   tokenSigningKey: string | null
   credentialEncryptionKey: string | null
@@ -82,6 +86,9 @@ const VARIABLES = {
   OZAN_RATE_LIMIT_KEY_BURST: [int(1, 10_000_000), '500'],
   OZAN_RATE_LIMIT_ADDRESS_PER_MIN: [int(1, 10_000_000), '3000'],
   OZAN_RATE_LIMIT_ADDRESS_BURST: [int(1, 10_000_000), '500'],
+  OZAN_OPENAI_API_KEY: [z.string().min(1).max(4096).optional(), undefined],
+  OZAN_OPENAI_BASE_URL: [z.url({ protocol: /^https?$/ }), 'https://api.openai.com/v1'],
+  OZAN_LLM_TIMEOUT_MS: [int(500, 300_000), '10000'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
   OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
 } as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
@@ -143,6 +150,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiKey: { burst: v.OZAN_RATE_LIMIT_KEY_BURST, refillPerMin: v.OZAN_RATE_LIMIT_KEY_PER_MIN },
       address: { burst: v.OZAN_RATE_LIMIT_ADDRESS_BURST, refillPerMin: v.OZAN_RATE_LIMIT_ADDRESS_PER_MIN },
     },
+    openaiApiKey: v.OZAN_OPENAI_API_KEY ?? null,
+    openaiBaseUrl: v.OZAN_OPENAI_BASE_URL,
+    llmTimeoutMs: v.OZAN_LLM_TIMEOUT_MS,
     tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
     credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
   }
