@@ -52,9 +52,17 @@ export class SessionService {
       id, organization_id: p.organizationId, environment_id: p.environmentId, workflow_id: wf.id, workflow_version: version, channel,
       definition, config, state: JSON.stringify(state), started_by_user: p.userId, started_by_key: p.apiKeyId, started_at: now,
     })
-    this.publish(p, 'session.started', { session_uuid: id, workflow_uuid: wf.id, version, channel, variables: state.variables }, now)
     const row = this.d.repos.sessions.get(scope(p), id)!
-    const turn = await this.exclusive(id, () => this.advance(p, row, null))
+    const turn = await this.exclusive(id, async () => {
+      try {
+        return await this.advance(p, row, null)
+      } catch (err) {
+        // The opening failed (no LLM, provider down, timeout), so the runtime never started and
+        // the session could take no message: it is removed unannounced, and starting again is the retry.
+        this.d.repos.sessions.discard(scope(p), id)
+        throw err
+      }
+    })
     return { ...turn, workflow_id: wf.id, version }
   }
 
@@ -70,7 +78,18 @@ export class SessionService {
   async run(p: Principal, workflowId: string, input: Which & { variables: Record<string, unknown>; input?: string }) {
     const opening = await this.start(p, workflowId, input, 'run')
     const row = this.d.repos.sessions.get(scope(p), opening.session_id)!
-    const reply = input.input !== undefined && !opening.ended ? await this.exclusive(row.id, () => this.advance(p, row, input.input!)) : null
+    const reply =
+      input.input !== undefined && !opening.ended
+        ? await this.exclusive(row.id, async () => {
+            try {
+              return await this.advance(p, row, input.input!)
+            } catch (err) {
+              // The run was announced and is over: recorded failed, never left waiting for a message.
+              this.close(p, this.d.repos.sessions.get(scope(p), row.id)!, 'failed', 'error', err instanceof ApiError ? err.code : 'internal_error')
+              throw err
+            }
+          })
+        : null
     const last = reply ?? opening
     const messages = [...opening.messages, ...(reply?.messages ?? [])]
     if (!last.ended) this.close(p, this.d.repos.sessions.get(scope(p), row.id)!, 'completed', 'run_completed')
@@ -157,7 +176,9 @@ export class SessionService {
       now,
     )
     const base = { session_uuid: row.id, workflow_uuid: row.workflow_id }
-    if (text !== null) this.publish(p, 'transcript.updated', { ...base, role: 'user', text }, now)
+    // Announced once the opening has run, so a start that fails announces nothing.
+    if (text === null) this.publish(p, 'session.started', { ...base, version: row.workflow_version, channel: row.channel, variables: (JSON.parse(row.state) as RuntimeState).variables }, row.started_at)
+    else this.publish(p, 'transcript.updated', { ...base, role: 'user', text }, now)
     for (const line of says) this.publish(p, 'transcript.updated', { ...base, role: 'assistant', text: line }, now)
     for (const e of seen) if (e.kind === 'tool_call') this.publish(p, 'function.called', { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input }, now)
     if (state.ended) this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
@@ -173,7 +194,7 @@ export class SessionService {
     }
   }
 
-  private close(p: Principal, row: SessionRow, status: 'completed' | 'failed', disposition: string): void {
+  private close(p: Principal, row: SessionRow, status: 'completed' | 'failed', disposition: string, errorCode = row.error_code): void {
     const now = this.d.clock.now()
     const state = JSON.parse(row.state) as RuntimeState
     state.ended = true
@@ -181,7 +202,7 @@ export class SessionService {
     state.disposition = disposition
     this.d.repos.sessions.saveTurn(
       row.id,
-      { state: JSON.stringify(state), status, disposition, turns: 0, prompt_tokens: 0, completion_tokens: 0, error_code: row.error_code, ended_at: now },
+      { state: JSON.stringify(state), status, disposition, turns: 0, prompt_tokens: 0, completion_tokens: 0, error_code: errorCode, ended_at: now },
       [{ kind: 'end', data: { disposition } }],
       now,
     )

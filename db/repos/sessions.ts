@@ -58,6 +58,7 @@ export class SessionsRepo {
   private readonly pageStmt
   private readonly countStmt
   private readonly abandonStmt
+  private readonly discardStmt
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -78,6 +79,7 @@ export class SessionsRepo {
     this.lastSeqStmt = db.prepare<[string], { n: number | null }>('SELECT max(seq) AS n FROM session_events WHERE session_id = ?')
     this.pageStmt = db.prepare(`SELECT * FROM sessions WHERE ${FILTER} ORDER BY started_at DESC, id LIMIT @limit OFFSET @offset`)
     this.countStmt = db.prepare(`SELECT count(*) AS n FROM sessions WHERE ${FILTER}`)
+    this.discardStmt = db.prepare(`DELETE FROM sessions WHERE ${SCOPED} AND id = @id AND turn_count = 0`)
     this.abandonStmt = db.prepare(
       "UPDATE sessions SET status = 'failed', error_code = 'interrupted', ended_at = @now, updated_at = @now WHERE status = 'active' AND channel IN ('web', 'phone')",
     )
@@ -113,6 +115,11 @@ export class SessionsRepo {
     const params = { org: s.organizationId, env: s.environmentId, ...f }
     const { limit, offset, ...count } = params
     return { items: this.pageStmt.all(params) as SessionRow[], total: (this.countStmt.get(count) as { n: number }).n }
+  }
+
+  /** Removes a session whose opening failed; one that completed a turn is never removed. */
+  discard(s: Scope, id: string): void {
+    this.discardStmt.run({ org: s.organizationId, env: s.environmentId, id })
   }
 
   /** At start-up no live call survives a restart: sessions of live channels are marked failed. */

@@ -1,5 +1,5 @@
 import { mailedToken, type Reply, type RequestOptions, type TestApp } from './app.js'
-import { PARAM_FIXTURES, SMALL_GRAPH, addMember, createKey, createWorkflow, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
+import { PARAM_FIXTURES, SMALL_GRAPH, addMember, createKey, createWorkflow, credentialSample, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
 
 export const PASSWORD = 'correct horse battery'
 
@@ -52,6 +52,15 @@ const onWorkflow =
   }
 
 const anonymous = { type: 'anonymous' as const, id: null, user_id: null }
+
+/** A published survey agent (deterministic: it runs with no LLM) in org A's staging environment. */
+async function stagingSurvey(s: Scene): Promise<string> {
+  const headers = { 'x-environment-id': 'staging' }
+  const created = await s.a.request('POST', '/api/v1/workflows', { token: s.owner.token, headers, body: { name: 'Audited survey', template_id: 'survey-tr' } })
+  const id = expectStatus(created, 201, 'create agent').id
+  expectStatus(await s.a.request('POST', `/api/v1/workflows/${id}/publish`, { token: s.owner.token, headers }), 200, 'publish workflow')
+  return id
+}
 
 /** One way to perform each mutating route (keyed by operationId) and the event it must write. */
 export const MUTATION_RECIPES: Record<string, Recipe> = {
@@ -162,6 +171,15 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const res = await s.send('POST', '/api/v1/rbac/invitations/accept', { token: u.token, body: { token: invitationToken(s.a, u.email) } })
     return { res, expect: { action: 'invitation.accepted', resourceType: 'invitation', resourceId: inv.id, actor: user(u), org: orgOf(s.owner), environmentId: null } }
   },
+  // Organization-wide, named by provider; the event's resource id is the provider key.
+  credentials_upsert: async (s) => {
+    const res = await s.send('PUT', '/api/v1/credentials', { token: s.owner.token, body: credentialSample('openai') })
+    return { res, expect: byOwner(s, 'credential.upserted', 'credential', 'openai') }
+  },
+  credentials_delete: async (s) => {
+    const provider = await PARAM_FIXTURES.provider!.create(s.a, s.owner)
+    return { res: await s.send('DELETE', `/api/v1/credentials/${provider}`, { token: s.owner.token }), expect: byOwner(s, 'credential.deleted', 'credential', provider) }
+  },
   workflows_create: async (s) => {
     const res = await s.send('POST', '/api/v1/workflows', { token: s.owner.token, body: { name: 'Audited agent' } })
     return { res, expect: byOwner(s, 'workflow.created', 'workflow', res.body.id) }
@@ -178,4 +196,22 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const res = await s.a.request('POST', `/api/v1/workflows/${id}/archive`, { token: s.owner.token, headers: { 'x-environment-id': 'staging' } })
     expectStatus(res, 200, 'archive workflow')
   }),
+  // Starting and running name the agent, the innermost path id (mount.ts); the new session's id
+  // is not recorded (the response calls it session_id, not id).
+  workflows_text_run: async (s) => {
+    const id = await stagingSurvey(s)
+    const res = await s.send('POST', `/api/v1/workflows/${id}/runs/text`, { token: s.owner.token, body: { input: 'evet' } })
+    return { res, expect: byOwner(s, 'session.run', 'session', id) }
+  },
+  sessions_start: async (s) => {
+    const id = await stagingSurvey(s)
+    return { res: await s.send('POST', `/api/v1/workflows/${id}/sessions`, { token: s.owner.token }), expect: byOwner(s, 'session.started', 'session', id) }
+  },
+  sessions_message: async (s) => {
+    const id = await stagingSurvey(s)
+    const started = await s.a.request('POST', `/api/v1/workflows/${id}/sessions`, { token: s.owner.token, headers: { 'x-environment-id': 'staging' } })
+    const sid = expectStatus(started, 201, 'start session').session_id
+    const res = await s.send('POST', `/api/v1/workflows/${id}/sessions/${sid}/messages`, { token: s.owner.token, body: { text: 'evet' } })
+    return { res, expect: byOwner(s, 'session.message', 'session', sid) }
+  },
 }

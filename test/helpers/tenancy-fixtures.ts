@@ -93,6 +93,17 @@ const listHas = async (a: TestApp, owner: Actor, path: string, id: string, field
   return list.some((x) => String(x[field]) === id)
 }
 
+/** A valid credential body per provider, with a throwaway secret. */
+export const credentialSample = (provider: string) => {
+  const secret = `test-secret-${randomUUID()}`
+  const fields: Record<string, Record<string, string>> = {
+    openai: { api_key: secret }, deepgram: { api_key: secret }, slack: { bot_token: secret }, calcom: { api_key: secret }, hubspot: { access_token: secret },
+  }
+  return { provider, fields: fields[provider]! }
+}
+const CREDENTIAL_PROVIDER_CYCLE = ['openai', 'deepgram', 'slack', 'calcom', 'hubspot']
+let credentialTurn = 0
+
 export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   key_id: {
     create: async (a, owner) => (await createKey(a, owner)).id,
@@ -145,6 +156,34 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return ids.length > 0
     },
   },
+  // A session names something only under its agent, so the matrix pairs it with a workflow_uuid.
+  // It runs a published deterministic template (no LLM needed); its opening is its one turn.
+  session_uuid: {
+    create: async (a, owner) => {
+      const created = await a.request('POST', '/api/v1/workflows', { token: owner.token, body: { name: `Survey ${++seq}`, template_id: 'survey-tr' } })
+      const id = expectStatus(created, 201, 'create agent').id
+      expectStatus(await a.request('POST', `/api/v1/workflows/${id}/publish`, { token: owner.token }), 200, 'publish workflow')
+      return expectStatus(await a.request('POST', `/api/v1/workflows/${id}/sessions`, { token: owner.token }), 201, 'start session').session_id
+    },
+    unknown: randomUUID,
+    // Still listed and still at its opening, so a foreign message that answered 404 but ran is caught.
+    exists: async (a, owner, id) => {
+      const list = expectStatus<{ id: string; turn_count: number }[]>(await a.request('GET', '/api/v1/sessions?limit=200', { token: owner.token }), 200, 'list sessions')
+      return list.some((x) => x.id === id && x.turn_count === 1)
+    },
+  },
+  // A credential is named by its provider, not a unique id: successive calls take successive
+  // providers, so the organizations of one matrix run hold different ones.
+  provider: {
+    create: async (a, owner) => {
+      const provider = CREDENTIAL_PROVIDER_CYCLE[credentialTurn++ % CREDENTIAL_PROVIDER_CYCLE.length]!
+      const res = await a.request('PUT', '/api/v1/credentials', { token: owner.token, body: credentialSample(provider) })
+      return expectStatus(res, 200, 'store credential').provider
+    },
+    // Well-formed (passes the path schema) but no provider of the catalog.
+    unknown: () => `zz-unknown-${randomUUID().slice(0, 8)}`,
+    exists: (a, owner, provider) => listHas(a, owner, '/api/v1/credentials', provider, 'provider'),
+  },
   invitation_id: {
     create: async (a, owner) => {
       const res = await a.request('POST', '/api/v1/rbac/invitations', { token: owner.token, body: { email: uniqueEmail('invitee'), role_id: 4 } })
@@ -173,4 +212,7 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   workflows_promote: { body: { target_environment: 'prod' } },
   workflows_put_definition: { body: SMALL_GRAPH },
   workflows_put_config: { body: {} },
+  workflows_text_run: { body: { input: 'hello' } },
+  sessions_start: { body: {} },
+  sessions_message: { body: { text: 'hi' } },
 }
