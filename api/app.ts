@@ -27,6 +27,8 @@ import { RequestLogBuffer } from './request-logs/buffer.js'
 import { requestLogRoutes } from './request-logs/routes.js'
 import { DEFAULT_OPENAI_LLM_OPTIONS, OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
 import type { LlmClient } from '../engine/graph-runtime/index.js'
+import { irisRoutes } from './iris/routes.js'
+import { IrisService } from './iris/service.js'
 import { sessionRoutes } from './sessions/routes.js'
 import { SessionService } from './sessions/service.js'
 import { workflowRoutes } from './workflows/routes.js'
@@ -59,6 +61,7 @@ export interface Services {
   projects: ProjectService
   workflows: WorkflowService
   sessions: SessionService
+  iris: IrisService
   credentials: CredentialService
   mailer: Mailer
   requestLogs: RequestLogBuffer
@@ -120,6 +123,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     projects: new ProjectService(repos, clock),
     workflows: new WorkflowService(repos, bus, clock),
     sessions: new SessionService({ repos, bus, clock, logger, llmFor }),
+    iris: new IrisService(repos, llmFor),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
   }
 }
@@ -140,6 +144,7 @@ export function createApp(deps: AppDeps): App {
     ...rbacRoutes(services.rbac),
     ...workflowRoutes(services.workflows),
     ...sessionRoutes(services.sessions),
+    ...irisRoutes(services.iris),
     ...credentialRoutes(services.credentials),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),

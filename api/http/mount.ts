@@ -100,10 +100,10 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
       const parsed = await parseRequest(ctx, route, o.bodyLimitBytes)
       const req = requestInfo(ctx)
       const result: unknown = await route.handler({ ...parsed, auth, req })
-      if (auth && route.method !== 'get' && route.audit !== 'service') {
+      if (auth && route.method !== 'get' && route.audit !== 'service' && route.audit !== 'none') {
         const resourceId = resourceIdOf(innermostParam, parsed.params, result)
         // A mutation that made something new from a path resource (duplicate, promote) names it too.
-        const made = (result as { id?: unknown } | null)?.id
+        const made = (result as { id?: unknown; session_id?: unknown } | null)?.id ?? (result as { session_id?: unknown } | null)?.session_id
         o.auditor.record(auth, req, {
           action: route.audit!.action,
           resourceType: route.audit!.resource,

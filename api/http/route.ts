@@ -62,10 +62,11 @@ export interface RouteSpec<
   /** Response schema; omitted for bodiless responses such as 204. */
   response?: z.ZodType
   /**
-   * How an authenticated mutating request reaches the audit trail (required for them): the router
-   * records `{ action, resource }`, or 'service' when the service records it with more detail.
+   * How an authenticated non-GET request reaches the audit trail (required for them): the router
+   * records `{ action, resource }`; 'service' when the service records it with more detail;
+   * 'none' for a POST that changes nothing (a search, a question to the helper).
    */
-  audit?: { action: string; resource: string } | 'service'
+  audit?: { action: string; resource: string } | 'service' | 'none'
   /** Error codes the operation can answer with besides 401/403/422, for the document. */
   errors?: ErrorCode[]
   handler(input: HandlerInput<B, Q, P, H, A extends 'P' ? Principal | null : Principal>): unknown
