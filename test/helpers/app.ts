@@ -48,7 +48,10 @@ let counter = 0
 /** A real app on a temporary SQLite file and a free port, with logs captured in memory. */
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-test-'))
-  const config = loadConfig({ OZAN_DATA_DIR: dataDir, OZAN_PORT: '0', OZAN_HOST: '127.0.0.1', OZAN_LOG_LEVEL: 'info', ...o.env })
+  // The test clock does not move unless a test moves it, so buckets never refill on their own:
+  // tests get roomy rate limits by default, and the rate-limit tests set their own small ones.
+  const roomy = Object.fromEntries(['ORG', 'KEY', 'ADDRESS'].flatMap((k) => [[`OZAN_RATE_LIMIT_${k}_BURST`, '1000000'], [`OZAN_RATE_LIMIT_${k}_PER_MIN`, '1000000']]))
+  const config = loadConfig({ OZAN_DATA_DIR: dataDir, OZAN_PORT: '0', OZAN_HOST: '127.0.0.1', OZAN_LOG_LEVEL: 'info', ...roomy, ...o.env })
   const logs: string[] = []
   const sink = new Writable({
     write(chunk, _enc, done) {
