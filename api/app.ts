@@ -11,6 +11,8 @@ import { AccountService } from './auth/service.js'
 import { CredentialCipher } from './credentials/crypto.js'
 import { credentialRoutes } from './credentials/routes.js'
 import { CredentialService } from './credentials/service.js'
+import { integrationRoutes } from './integrations/routes.js'
+import { IntegrationService } from './integrations/service.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
 import type { AnyRoute } from './http/route.js'
@@ -31,6 +33,8 @@ import { irisRoutes } from './iris/routes.js'
 import { IrisService } from './iris/service.js'
 import { sessionRoutes } from './sessions/routes.js'
 import { SessionService } from './sessions/service.js'
+import { knowledgeBaseRoutes } from './knowledge-base/routes.js'
+import { KnowledgeService } from './knowledge-base/service.js'
 import { workflowRoutes } from './workflows/routes.js'
 import { WorkflowService } from './workflows/service.js'
 import { AccessTokens } from './security/access-tokens.js'
@@ -61,8 +65,10 @@ export interface Services {
   projects: ProjectService
   workflows: WorkflowService
   sessions: SessionService
+  knowledge: KnowledgeService
   iris: IrisService
   credentials: CredentialService
+  integrations: IntegrationService
   mailer: Mailer
   requestLogs: RequestLogBuffer
 }
@@ -110,6 +116,8 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     const baseURL = stored ? (stored.base_url ?? DEFAULT_OPENAI_LLM_OPTIONS.baseURL) : config.openaiBaseUrl
     return new OpenAiLlm({ apiKey, baseURL, timeoutMs: config.llmTimeoutMs })
   }
+  const integrations = new IntegrationService({ repos, credentials, auditor, logger, allowCidrs: config.allowPrivateCidrs, timeoutMs: config.integrationTimeoutMs })
+  const knowledge = new KnowledgeService(repos, clock)
   return {
     repos,
     bus,
@@ -117,12 +125,20 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     accounts,
     mailer,
     credentials,
+    integrations,
+    knowledge,
     apiKeys: new ApiKeyService(repos, clock),
     rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS }),
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
     projects: new ProjectService(repos, clock),
     workflows: new WorkflowService(repos, bus, clock),
-    sessions: new SessionService({ repos, bus, clock, logger, llmFor }),
+    // Tool nodes and LLM tools run integration actions; knowledge nodes search the session's own
+    // organization and environment.
+    sessions: new SessionService({
+      repos, bus, clock, logger, llmFor,
+      toolsFor: (organizationId) => integrations.runnerFor(organizationId),
+      knowledgeFor: (scope) => knowledge.forScope(scope),
+    }),
     iris: new IrisService(repos, llmFor),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
   }
@@ -144,8 +160,10 @@ export function createApp(deps: AppDeps): App {
     ...rbacRoutes(services.rbac),
     ...workflowRoutes(services.workflows),
     ...sessionRoutes(services.sessions),
+    ...knowledgeBaseRoutes(services.knowledge),
     ...irisRoutes(services.iris),
     ...credentialRoutes(services.credentials),
+    ...integrationRoutes(services.integrations),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),
@@ -168,6 +186,7 @@ export function createApp(deps: AppDeps): App {
     limiter,
     rateLimits: config.rateLimit,
     bodyLimitBytes: config.bodyLimitBytes,
+    uploadLimitBytes: config.uploadLimitBytes,
     validateResponses: deps.validateResponses ?? false,
   })
 

@@ -1,3 +1,4 @@
+import net from 'node:net'
 import path from 'node:path'
 import { z } from 'zod'
 
@@ -14,6 +15,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   trustProxy: boolean
   bodyLimitBytes: number
+  /** Largest file accepted by an upload (the knowledge base); refused while streaming. */
+  uploadLimitBytes: number
   shutdownTimeoutMs: number
   accessTokenTtlS: number
   refreshTokenTtlS: number
@@ -33,6 +36,10 @@ export interface Config {
   openaiApiKey: string | null
   openaiBaseUrl: string
   llmTimeoutMs: number
+  /** CIDR ranges outbound integration requests may reach although private/loopback (SSRF guard). */
+  allowPrivateCidrs: string[]
+  /** Longest an integration action's provider request may take. */
+  integrationTimeoutMs: number
   /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
   tokenSigningKey: string | null
   credentialEncryptionKey: string | null
@@ -51,6 +58,16 @@ interface Rule {
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+/** "10.0.0.0/8" or "::1/128": an address net.isIP accepts and a prefix length its family allows. */
+const isCidr = (v: string): boolean => {
+  const [address = '', prefix, ...rest] = v.split('/')
+  const family = net.isIP(address)
+  return family !== 0 && rest.length === 0 && prefix !== undefined && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
+}
+const cidrList = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .refine((list) => list.every(isCidr), 'must be comma-separated CIDR ranges such as "127.0.0.0/8,10.1.0.0/16"')
 const secret = z
   .string()
   .refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes')
@@ -64,6 +81,7 @@ const VARIABLES = {
   OZAN_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
   OZAN_TRUST_PROXY: [bool, 'false'],
   OZAN_BODY_LIMIT_BYTES: [int(1024, 64 * 1024 * 1024), String(1024 * 1024)],
+  OZAN_UPLOAD_LIMIT_BYTES: [int(1024, 256 * 1024 * 1024), String(10 * 1024 * 1024)],
   OZAN_SHUTDOWN_TIMEOUT_MS: [int(0, 600_000), '10000'],
   OZAN_ACCESS_TOKEN_TTL_S: [int(30, 86_400), '900'],
   OZAN_REFRESH_TOKEN_TTL_S: [int(300, 365 * 86_400), String(30 * 86_400)],
@@ -89,6 +107,8 @@ const VARIABLES = {
   OZAN_OPENAI_API_KEY: [z.string().min(1).max(4096).optional(), undefined],
   OZAN_OPENAI_BASE_URL: [z.url({ protocol: /^https?$/ }), 'https://api.openai.com/v1'],
   OZAN_LLM_TIMEOUT_MS: [int(500, 300_000), '10000'],
+  OZAN_ALLOW_PRIVATE_CIDRS: [cidrList, ''],
+  OZAN_INTEGRATION_TIMEOUT_MS: [int(100, 30_000), '10000'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
   OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
 } as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
@@ -128,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: v.OZAN_LOG_LEVEL,
     trustProxy: v.OZAN_TRUST_PROXY,
     bodyLimitBytes: v.OZAN_BODY_LIMIT_BYTES,
+    uploadLimitBytes: v.OZAN_UPLOAD_LIMIT_BYTES,
     shutdownTimeoutMs: v.OZAN_SHUTDOWN_TIMEOUT_MS,
     accessTokenTtlS: v.OZAN_ACCESS_TOKEN_TTL_S,
     refreshTokenTtlS: v.OZAN_REFRESH_TOKEN_TTL_S,
@@ -153,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openaiApiKey: v.OZAN_OPENAI_API_KEY ?? null,
     openaiBaseUrl: v.OZAN_OPENAI_BASE_URL,
     llmTimeoutMs: v.OZAN_LLM_TIMEOUT_MS,
+    allowPrivateCidrs: v.OZAN_ALLOW_PRIVATE_CIDRS,
+    integrationTimeoutMs: v.OZAN_INTEGRATION_TIMEOUT_MS,
     tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
     credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
   }

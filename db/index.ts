@@ -14,6 +14,7 @@ import { RequestLogsRepo } from './repos/request-logs.js'
 import { WorkflowsRepo } from './repos/workflows.js'
 import { CredentialsRepo } from './repos/credentials.js'
 import { SessionsRepo } from './repos/sessions.js'
+import { KnowledgeRepo } from './repos/knowledge.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -31,6 +32,7 @@ export type { RequestLogRow, NewRequestLog, RequestLogFilter } from './repos/req
 export type { WorkflowRow, WorkflowVersionRow, Scope } from './repos/workflows.js'
 export type { CredentialRow } from './repos/credentials.js'
 export type { SessionRow, SessionEventRow, SessionStatus, SessionChannel, SessionFilter } from './repos/sessions.js'
+export type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, NewKnowledgeChunk, KnowledgeSearchRow } from './repos/knowledge.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 
 export interface Repos {
@@ -49,6 +51,7 @@ export interface Repos {
   workflows: WorkflowsRepo
   credentials: CredentialsRepo
   sessions: SessionsRepo
+  knowledge: KnowledgeRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -70,6 +73,7 @@ export function createRepos(db: Db): Repos {
     workflows: new WorkflowsRepo(db),
     credentials: new CredentialsRepo(db),
     sessions: new SessionsRepo(db),
+    knowledge: new KnowledgeRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

@@ -26,6 +26,8 @@ export interface MountOptions {
   limiter: RateLimitStore
   rateLimits: RateLimitRules
   bodyLimitBytes: number
+  /** Largest file a multipart route accepts (OZAN_UPLOAD_LIMIT_BYTES). */
+  uploadLimitBytes: number
   /** Check every response against its schema (tests turn this on to catch drift). */
   validateResponses: boolean
 }
@@ -97,7 +99,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
       if (route.permission && !auth!.permissions.has(route.permission)) {
         throw new ApiError('permission_denied', `This needs the permission ${route.permission}.`)
       }
-      const parsed = await parseRequest(ctx, route, o.bodyLimitBytes)
+      const parsed = await parseRequest(ctx, route, o.bodyLimitBytes, o.uploadLimitBytes)
       const req = requestInfo(ctx)
       const result: unknown = await route.handler({ ...parsed, auth, req })
       if (auth && route.method !== 'get' && route.audit !== 'service' && route.audit !== 'none') {

@@ -2,6 +2,7 @@ import type { Context } from 'koa'
 import getRawBody from 'raw-body'
 import type { z } from 'zod'
 import { ApiError } from './errors.js'
+import { readMultipart } from './multipart.js'
 import { ValidationError, toDetail, type DetailEntry, type Location } from './validation.js'
 import type { AnyRoute } from './route.js'
 
@@ -79,8 +80,11 @@ function lowerHeaders(ctx: Context): Record<string, string | string[] | undefine
   return ctx.headers
 }
 
-/** Validates every part of the request and reports all problems at once, as FastAPI does. */
-export async function parseRequest(ctx: Context, route: AnyRoute, bodyLimit: number): Promise<Parsed> {
+/**
+ * Validates every part of the request and reports all problems at once, as FastAPI does.
+ * `uploadLimit` bounds the file of a multipart route; its other parts share `bodyLimit`.
+ */
+export async function parseRequest(ctx: Context, route: AnyRoute, bodyLimit: number, uploadLimit = bodyLimit): Promise<Parsed> {
   const problems: DetailEntry[] = []
   const params = check('path', route.params, ctx.params ?? {}, problems)
   // Routes without a query or header schema skip copying them (a measurable cost per request).
@@ -88,7 +92,10 @@ export async function parseRequest(ctx: Context, route: AnyRoute, bodyLimit: num
   const headers = route.headers ? check('header', route.headers, lowerHeaders(ctx), problems) : undefined
   let body: unknown
   if (route.body) {
-    const raw = await readJson(ctx, bodyLimit, route.bodyOptional === true)
+    const raw =
+      route.bodyEncoding === 'multipart'
+        ? await readMultipart(ctx, { fileBytes: uploadLimit, otherBytes: bodyLimit })
+        : await readJson(ctx, bodyLimit, route.bodyOptional === true)
     if (raw === undefined) {
       if (!route.bodyOptional) problems.push({ type: 'missing', loc: ['body'], msg: 'Field required' })
     } else {

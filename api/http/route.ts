@@ -55,6 +55,14 @@ export interface RouteSpec<
   body?: B
   /** A body that may be absent or `null` (the spec's "optional JSON"). Default: required. */
   bodyOptional?: boolean
+  /**
+   * How the body arrives. 'json' (default) is read whole up to OZAN_BODY_LIMIT_BYTES.
+   * 'multipart' is multipart/form-data streamed through busboy (http/multipart.ts): text fields
+   * become strings, a file part an UploadedFile held in memory only up to OZAN_UPLOAD_LIMIT_BYTES
+   * (413 file_too_large as soon as it goes over, the rest never stored); the result is then
+   * validated against `body` like JSON, so handlers get typed input and never see the stream.
+   */
+  bodyEncoding?: 'json' | 'multipart'
   query?: Q
   params?: P
   headers?: H

@@ -70,7 +70,10 @@ function operation(route: AnyRoute): Json {
   if (route.auth === 'S') responses['403'] = errorRef('user_session_required (an API key was used)')
   else if (route.permission) responses['403'] = errorRef(`permission_denied (needs ${route.permission})`)
   // Every route is throttled per client address; every body is size- and type-checked.
-  const implicit: (keyof typeof ERRORS)[] = route.body ? ['payload_too_large', 'unsupported_media_type', 'rate_limited'] : ['rate_limited']
+  const multipart = route.bodyEncoding === 'multipart'
+  const implicit: (keyof typeof ERRORS)[] = route.body
+    ? [...(multipart ? (['file_too_large'] as const) : []), 'payload_too_large', 'unsupported_media_type', 'rate_limited']
+    : ['rate_limited']
   for (const code of [...implicit, ...(route.errors ?? [])]) {
     const status = String(ERRORS[code][0])
     const prior = responses[status] as { description: string } | undefined
@@ -92,7 +95,8 @@ function operation(route: AnyRoute): Json {
   if (route.description) op.description = route.description
   if (route.permission) op['x-permission'] = route.permission
   if (route.body) {
-    op.requestBody = { required: !route.bodyOptional, content: { 'application/json': { schema: schemaOf(route.body) } } }
+    const media = multipart ? 'multipart/form-data' : 'application/json'
+    op.requestBody = { required: !route.bodyOptional, content: { [media]: { schema: schemaOf(route.body) } } }
   }
   return op
 }

@@ -6,10 +6,12 @@ import {
   Definition,
   GraphRuntime,
   initialState,
+  type KnowledgeBase,
   type LlmClient,
   type RuntimeEvent,
   type RuntimeIO,
   type RuntimeState,
+  type ToolRunner,
 } from '../../engine/graph-runtime/index.js'
 import { ApiError } from '../http/errors.js'
 import type { Principal } from '../security/principal.js'
@@ -25,6 +27,10 @@ export interface SessionDeps {
   logger: Logger
   /** The LLM an organization's sessions use, or undefined when none is configured. */
   llmFor?: (organizationId: string) => LlmClient | undefined
+  /** Integration actions for tool nodes and LLM tools. */
+  toolsFor?: (organizationId: string) => ToolRunner
+  /** The knowledge base of the session's organization and environment. */
+  knowledgeFor?: (scope: { organizationId: string; environmentId: string }) => KnowledgeBase
 }
 
 interface Which {
@@ -134,7 +140,12 @@ export class SessionService {
   private async advance(p: Principal, row: SessionRow, text: string | null): Promise<TurnFields> {
     const def = Definition.parse(JSON.parse(row.definition))
     const config = AgentConfig.parse(JSON.parse(row.config))
-    const io: RuntimeIO = { llm: this.d.llmFor?.(p.organizationId), now: () => new Date(this.d.clock.now()) }
+    const io: RuntimeIO = {
+      llm: this.d.llmFor?.(p.organizationId),
+      tools: this.d.toolsFor?.(p.organizationId),
+      knowledge: this.d.knowledgeFor?.({ organizationId: row.organization_id, environmentId: row.environment_id }),
+      now: () => new Date(this.d.clock.now()),
+    }
     const runtime = new GraphRuntime(def, config, io, JSON.parse(row.state) as RuntimeState, { session_id: row.id, channel: row.channel === 'run' ? 'chat' : row.channel })
     const started = this.d.clock.now()
     const signal = AbortSignal.timeout(TURN_TIMEOUT_MS)

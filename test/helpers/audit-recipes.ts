@@ -180,6 +180,12 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const provider = await PARAM_FIXTURES.provider!.create(s.a, s.owner)
     return { res: await s.send('DELETE', `/api/v1/credentials/${provider}`, { token: s.owner.token }), expect: byOwner(s, 'credential.deleted', 'credential', provider) }
   },
+  // The recipe app allows no private range, so the loopback target is refused by the SSRF guard:
+  // the run still answers 200 and is audited, as a failure, naming the integration.
+  integrations_run: async (s) => {
+    const res = await s.send('POST', '/api/v1/integrations/http/run', { token: s.owner.token, body: { action: 'request', input: { url: 'http://127.0.0.1:9/' } } })
+    return { res, expect: { ...byOwner(s, 'integration.action_run', 'integration', 'http'), outcome: 'failure' } }
+  },
   workflows_create: async (s) => {
     const res = await s.send('POST', '/api/v1/workflows', { token: s.owner.token, body: { name: 'Audited agent' } })
     return { res, expect: byOwner(s, 'workflow.created', 'workflow', res.body.id) }
@@ -213,5 +219,20 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const sid = expectStatus(started, 201, 'start session').session_id
     const res = await s.send('POST', `/api/v1/workflows/${id}/sessions/${sid}/messages`, { token: s.owner.token, body: { text: 'evet' } })
     return { res, expect: byOwner(s, 'session.message', 'session', sid) }
+  },
+  knowledge_base_create_document: async (s) => {
+    const res = await s.send('POST', '/api/v1/knowledge-base/documents', { token: s.owner.token, body: { title: 'Audited', text: 'Audited text.' } })
+    return { res, expect: byOwner(s, 'knowledge_document.created', 'knowledge_document', res.body.id) }
+  },
+  knowledge_base_upload_document: async (s) => {
+    const boundary = 'ozan-audit-upload'
+    const raw = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="audited.txt"\r\nContent-Type: text/plain\r\n\r\nAudited upload.\r\n--${boundary}--\r\n`)
+    const res = await s.send('POST', '/api/v1/knowledge-base/documents/upload', { token: s.owner.token, raw, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
+    return { res, expect: byOwner(s, 'knowledge_document.uploaded', 'knowledge_document', res.body.id) }
+  },
+  knowledge_base_delete_document: async (s) => {
+    const created = await s.a.request('POST', '/api/v1/knowledge-base/documents', { token: s.owner.token, headers: { 'x-environment-id': 'staging' }, body: { title: 'Doomed', text: 'To be deleted.' } })
+    const id = expectStatus(created, 201, 'create document').id
+    return { res: await s.send('DELETE', `/api/v1/knowledge-base/documents/${id}`, { token: s.owner.token }), expect: byOwner(s, 'knowledge_document.deleted', 'knowledge_document', id) }
   },
 }

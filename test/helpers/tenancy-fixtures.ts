@@ -184,6 +184,15 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     unknown: () => `zz-unknown-${randomUUID().slice(0, 8)}`,
     exists: (a, owner, provider) => listHas(a, owner, '/api/v1/credentials', provider, 'provider'),
   },
+  // A knowledge-base document in the organization's default environment.
+  document_id: {
+    create: async (a, owner) => {
+      const res = await a.request('POST', '/api/v1/knowledge-base/documents', { token: owner.token, body: { title: `Doc ${++seq}`, text: 'Fixture text.' } })
+      return expectStatus(res, 201, 'create document').id
+    },
+    unknown: randomUUID,
+    exists: (a, owner, id) => listHas(a, owner, '/api/v1/knowledge-base/documents', id),
+  },
   invitation_id: {
     create: async (a, owner) => {
       const res = await a.request('POST', '/api/v1/rbac/invitations', { token: owner.token, body: { email: uniqueEmail('invitee'), role_id: 4 } })
@@ -191,6 +200,18 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     },
     unknown: randomUUID,
     exists: (a, owner, id) => listHas(a, owner, '/api/v1/rbac/invitations', id),
+  },
+  // Integrations are a platform-wide catalog: no organization owns one, so no key is "another
+  // organization's". The fixture stands in a key no integration has, and the matrix then checks
+  // that it is answered exactly like any other unknown key (404 before input or credentials are
+  // looked at, nothing that tells which keys exist). `exists`: the catalog is still listed whole.
+  key: {
+    create: async () => `zz_none_${randomUUID().slice(0, 8)}`,
+    unknown: () => `zz_unknown_${randomUUID().slice(0, 8)}`,
+    exists: async (a, owner) => {
+      const list = expectStatus<{ key: string }[]>(await a.request('GET', '/api/v1/integrations', { token: owner.token }), 200, 'list integrations')
+      return ['http', 'slack', 'calcom'].every((k) => list.some((i) => i.key === k))
+    },
   },
 }
 
@@ -215,4 +236,5 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   workflows_text_run: { body: { input: 'hello' } },
   sessions_start: { body: {} },
   sessions_message: { body: { text: 'hi' } },
+  integrations_run: { body: { action: 'request', input: { url: 'http://127.0.0.1:9/' } } },
 }

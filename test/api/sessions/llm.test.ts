@@ -24,7 +24,7 @@ const snapshot = async (s: Scene, id: string, sid: string) => ({
   events: (await s.send('GET', `${sessionPath(id, sid)}/events`)).body,
 })
 
-t.test('a conversation node answers through the LLM; its tool call is announced and, with no runner, fails', async (t) => {
+t.test('a conversation node answers through the LLM; its tool call is announced and, naming no real integration, fails', async (t) => {
   const s = await setup(t)
   const id = await agent(s, { definition: CONVERSATION_GRAPH })
   const llm = new ScriptedLlm([
@@ -43,7 +43,7 @@ t.test('a conversation node answers through the LLM; its tool call is announced 
   const [first, second] = llm.requests
   t.same(first!.tools.map((x) => x.name).sort(), ['calendar__create_booking', 'transition_e_done'])
   t.same(first!.messages.map((m) => [m.role, m.content]), [['system', 'You book appointments.'], ['assistant', 'Hi, how can I help?'], ['user', 'Book me in on Monday']])
-  t.same(second!.messages.at(-1), { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ error: 'No tool runner is configured' }) }, 'the model hears that the tool failed')
+  t.same(second!.messages.at(-1), { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ error: 'unknown_integration: there is no integration calendar' }) }, 'the model hears why the tool failed')
 
   const called = s.events.filter((e) => e.type === 'function.called')
   t.same(called.map((e) => e.data), [{ session_uuid: opening.session_id, workflow_uuid: id, call_id: 'call_1', integration: 'calendar', action: 'create_booking', input: { day: 'monday' } }])
@@ -52,7 +52,7 @@ t.test('a conversation node answers through the LLM; its tool call is announced 
   // Usage arrives within each LLM stream; the tool runs once that stream has ended.
   t.same(turn.map((e) => e.kind), ['user_message', 'usage', 'tool_call', 'tool_result', 'usage', 'agent_message', 'turn'])
   t.same(turn[2]!.data, { call_id: 'call_1', integration: 'calendar', action: 'create_booking', input: { day: 'monday' } })
-  t.same(turn[3]!.data, { call_id: 'call_1', ok: false, error: 'No tool runner is configured' })
+  t.same(turn[3]!.data, { call_id: 'call_1', ok: false, error: 'unknown_integration: there is no integration calendar' })
   t.same(turn[5]!.data, { text: 'Sorry, I could not book that.', source: 'llm' })
   t.same(turn[6]!.data, { turn: 2, duration_ms: 500 }, 'two LLM calls of 250 ms')
 
