@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ApiError } from '../http/errors.js'
+import { upstreamApiError } from '../http/upstream.js'
 import { defineRoute } from '../http/route.js'
 import { IrisChatRequest, IrisChatResponse, IrisSessionOption, IrisSessionsPath } from './schema.js'
 import type { IrisService } from './service.js'
@@ -23,9 +23,7 @@ export function irisRoutes(iris: IrisService) {
         try {
           return await iris.chat(auth, body, AbortSignal.timeout(CHAT_TIMEOUT_MS))
         } catch (err) {
-          const e = err as { code?: unknown; status?: unknown }
-          if (typeof e.code === 'string' && e.code.startsWith('upstream')) throw new ApiError(e.status === 503 ? 'service_unavailable' : 'upstream_error')
-          throw err
+          throw upstreamApiError(err)
         }
       },
     }),

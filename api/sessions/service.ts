@@ -14,6 +14,7 @@ import {
   type ToolRunner,
 } from '../../engine/graph-runtime/index.js'
 import { ApiError } from '../http/errors.js'
+import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
 import type { TurnFields } from './schema.js'
 
@@ -295,13 +296,8 @@ function summary(r: SessionRow) {
   }
 }
 
-/** Maps a provider failure (or the turn timeout) to the spec's 502/503. */
+/** A provider failure, or the turn timeout, as the spec's 502/503. */
 function upstreamError(err: unknown, signal: AbortSignal): unknown {
-  if (err instanceof ApiError) return err
-  if (signal.aborted) return new ApiError('service_unavailable', 'The turn took too long and was stopped; the session is unchanged.')
-  const e = err as { code?: unknown; status?: unknown; message?: unknown }
-  if (typeof e.code === 'string' && e.code.startsWith('upstream')) {
-    return new ApiError(e.status === 503 || e.code === 'upstream_rate_limited' ? 'service_unavailable' : 'upstream_error', typeof e.message === 'string' ? e.message : undefined)
-  }
-  return err
+  if (signal.aborted && !(err instanceof ApiError)) return new ApiError('service_unavailable')
+  return upstreamApiError(err)
 }
