@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http'
 import busboy from 'busboy'
 import type { Context } from 'koa'
 import { z } from 'zod'
@@ -36,11 +35,27 @@ const MAX_FIELDS = 16
  */
 export const DRAIN_AFTER_REFUSAL_BYTES = 4 * 1024 * 1024
 
-function discardRest(req: IncomingMessage): void {
+/** How long a refused upload's connection keeps being read (and dropped) after its half-close. */
+const LINGER_MS = 2000
+
+function discardRest(ctx: Context): void {
+  const req = ctx.req
+  // A client that asked for Connection: close would otherwise have its socket torn down right
+  // after the 413 while it is still sending, and the reset can swallow the answer. Keeping the
+  // connection through the answer leaves the close to the graceful path below.
+  if (!ctx.res.headersSent) ctx.res.shouldKeepAlive = true
   let dropped = 0
+  let closing = false
   req.on('data', (chunk: Buffer) => {
     dropped += chunk.length
-    if (dropped > DRAIN_AFTER_REFUSAL_BYTES) req.socket.destroy()
+    if (dropped <= DRAIN_AFTER_REFUSAL_BYTES || closing) return
+    // RFC 9112 §9.6: close gracefully. A full close while the client still sends makes its TCP
+    // stack reset the connection, and a reset can discard the 413 before the client reads it.
+    // So: half-close (FIN after the answer already written), keep reading and dropping for a
+    // moment, then cut.
+    closing = true
+    req.socket.end()
+    setTimeout(() => req.socket.destroy(), LINGER_MS).unref()
   })
   req.resume()
 }
@@ -78,7 +93,7 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Re
       req.unpipe(parser)
       parser.removeAllListeners()
       parser.on('error', () => {}) // a half-fed parser may still complain; nobody is listening
-      discardRest(req)
+      discardRest(ctx)
       reject(err)
     }
     const tooLarge = () => new ApiError('file_too_large', `The file is larger than ${limits.fileBytes} bytes.`)
