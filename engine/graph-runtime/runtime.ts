@@ -204,7 +204,9 @@ export class GraphRuntime {
   }
 
   private async answerCollect(node: Extract<WorkflowNode, { type: 'collect' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
-    let value = extractValue(node.data.value_type, text, { choices: node.data.choices, today: this.io.now() })
+    const options = { choices: node.data.choices, today: this.io.now() }
+    let value = extractValue(node.data.value_type, text, options)
+    if (value === null && this.io.llm) value = await this.extractWithLlm(node, text, emit, signal)
     if (typeof value === 'number' && ((node.data.min !== undefined && value < node.data.min) || (node.data.max !== undefined && value > node.data.max))) value = null
     if (value !== null) {
       this.setVariable(node.data.variable, value, emit)
@@ -214,6 +216,44 @@ export class GraphRuntime {
     if (this.s.attempts >= node.data.max_attempts) return this.continueFrom(node, 'max_attempts', emit, signal)
     this.say(this.render(node.data.reprompt ?? node.data.prompt), 'static', emit)
     this.s.nodeId = node.id
+  }
+
+  /**
+   * When the words do not parse (e.g. "next Tuesday" for a date), the LLM restates the value in a
+   * plain form, which the same deterministic parser must then accept: types stay exact, and a
+   * made-up answer outside the choices is still refused.
+   */
+  private async extractWithLlm(node: Extract<WorkflowNode, { type: 'collect' }>, text: string, emit: Emit, signal: AbortSignal) {
+    const forms: Record<string, string> = {
+      number: 'digits, e.g. 1500', date: `YYYY-MM-DD (today is ${this.io.now().toISOString().slice(0, 10)})`, yes_no: 'yes or no',
+      choice: `exactly one of: ${(node.data.choices ?? []).join(' | ')}`, email: 'an email address', phone: 'digits with an optional leading +', text: 'the answer itself',
+    }
+    const request = {
+      model: this.config.llm.model,
+      messages: [
+        { role: 'system' as const, content: `The caller was asked: "${this.render(node.data.prompt)}". If their reply contains the answer, call record_value with it as ${forms[node.data.value_type]}. If it does not, call no_value.` },
+        { role: 'user' as const, content: text },
+      ],
+      tools: [
+        { name: 'record_value', description: 'Record the answer', parameters: { type: 'object', properties: { value: { type: 'string' } }, required: ['value'] } },
+        { name: 'no_value', description: 'The reply holds no answer', parameters: { type: 'object', properties: {} } },
+      ],
+      temperature: 0,
+      maxTokens: 64,
+    }
+    let said: string | null = null
+    for await (const chunk of this.io.llm!.stream(request, signal)) {
+      if (chunk.kind === 'usage') emit(chunk)
+      if (chunk.kind === 'tool_call' && chunk.name === 'record_value') {
+        try {
+          const v = (JSON.parse(chunk.arguments) as { value?: unknown }).value
+          if (typeof v === 'string' || typeof v === 'number') said = String(v)
+        } catch {
+          said = null
+        }
+      }
+    }
+    return said === null ? null : extractValue(node.data.value_type, said, { choices: node.data.choices, today: this.io.now() })
   }
 
   private async continueFrom(node: WorkflowNode, outcome: Outcome, emit: Emit, signal: AbortSignal, pendingUser: string | null = null): Promise<void> {

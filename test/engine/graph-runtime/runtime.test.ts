@@ -211,3 +211,29 @@ t.test('a number answer outside min and max counts as not understood', async (t)
   t.same(says(await collect(rt.turn('nine', signal()))), ['Please say a number from 1 to 5.'])
   t.same(says(await collect(rt.turn('four', signal()))), ['You said 4.'])
 })
+
+t.test('a collect answer that does not parse is restated by the LLM and checked by the same parser', async (t) => {
+  const graph = {
+    variables: [{ name: 'day', type: 'date' as const }],
+    nodes: [
+      { id: 'start', type: 'start' as const },
+      { id: 'ask', type: 'collect' as const, data: { variable: 'day', value_type: 'date' as const, prompt: 'Which day?', reprompt: 'Sorry, which day?' } },
+      { id: 'end', type: 'end' as const, data: { message: 'Booked for {{day}}.' } },
+    ],
+    edges: [{ id: 'a', source: 'start', target: 'ask' }, { id: 'b', source: 'ask', target: 'end' }],
+  }
+  const llm = new ScriptedLlm([[call('record_value', { value: '2026-11-24' })], [call('record_value', { value: 'someday' })]])
+  const rt = runtime(graph, { llm })
+  await collect(rt.start(signal()))
+  t.same(says(await collect(rt.turn('the Tuesday after this weekend', signal()))), ['Booked for 2026-11-24.'])
+  t.match(llm.requests[0]!.messages[0]!.content, /Which day\?.*YYYY-MM-DD \(today is 2026-11-22\)/s)
+  t.equal(llm.requests[0]!.temperature, 0)
+
+  const again = runtime(graph, { llm })
+  await collect(again.start(signal()))
+  t.same(says(await collect(again.turn('whenever suits you', signal()))), ['Sorry, which day?'], 'an answer the parser refuses is no answer')
+  const direct = runtime(graph, { llm })
+  await collect(direct.start(signal()))
+  t.same(says(await collect(direct.turn('2026-12-01', signal()))), ['Booked for 2026-12-01.'])
+  t.equal(llm.requests.length, 2, 'a parseable answer never reaches the LLM')
+})
