@@ -94,8 +94,7 @@ export class AccountService {
     // Only failures spend tokens, so a user who types the password right is never throttled
     // by their own earlier successes.
     for (const [key, rule] of buckets) limiter.refund(key, rule)
-    const membership = repos.organizations.firstMembership(user.id)
-    if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    const membership = this.homeMembership(user.id)
     this.d.auditor.record({ organizationId: membership.organization_id, userId: user.id }, req, { action: 'session.login', resourceType: 'user', resourceId: user.id })
     return this.startSession(user.id, membership.organization_id)
   }
@@ -131,8 +130,7 @@ export class AccountService {
     const row = repos.emailTokens.consume(sha256Hex(token), 'verify_email', clock.now())
     if (!row) throw new ApiError('invalid_token')
     repos.users.markVerified(row.user_id, clock.now())
-    const membership = repos.organizations.firstMembership(row.user_id)
-    if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    const membership = this.homeMembership(row.user_id)
     this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, { action: 'user.email_verified', resourceType: 'user', resourceId: row.user_id })
     return this.startSession(row.user_id, membership.organization_id)
   }
@@ -179,14 +177,20 @@ export class AccountService {
     repos.authSessions.revokeAllForUser(row.user_id, 'password_reset', now)
     // Receiving the reset email also proves the address.
     repos.users.markVerified(row.user_id, now)
-    const membership = repos.organizations.firstMembership(row.user_id)
-    if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    const membership = this.homeMembership(row.user_id)
     this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, { action: 'user.password_reset', resourceType: 'user', resourceId: row.user_id })
     return this.startSession(row.user_id, membership.organization_id)
   }
 
   me(principal: Principal): UserResponseT {
     return this.userResponse(principal.userId, principal.organizationId, principal.kind === 'user' ? 'session' : 'api_key')
+  }
+
+  /** The organization a user signs in to: the one they joined first. */
+  private homeMembership(userId: string) {
+    const membership = this.d.repos.organizations.firstMembership(userId)
+    if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
+    return membership
   }
 
   private sendVerification(user: UserRow, lang: Lang): void {

@@ -31,7 +31,6 @@ export class OrganizationsRepo {
   private readonly getOrg
   private readonly membershipStmt
   private readonly firstMembershipStmt
-  private readonly setRoleStmt
   private readonly updateStmt
 
   constructor(private readonly db: Db) {
@@ -57,7 +56,6 @@ export class OrganizationsRepo {
     this.firstMembershipStmt = db.prepare<[string], MembershipRow>(
       `${membershipSql} WHERE m.user_id = ? ORDER BY m.created_at LIMIT 1`,
     )
-    this.setRoleStmt = db.prepare('UPDATE org_members SET role_id = ? WHERE organization_id = ? AND user_id = ?')
     this.updateStmt = db.prepare(
       'UPDATE organizations SET name = @name, default_environment = @default_environment, updated_at = @updated_at WHERE id = @id',
     )
@@ -96,7 +94,4 @@ export class OrganizationsRepo {
     return this.firstMembershipStmt.get(userId)
   }
 
-  setMemberRole(organizationId: string, userId: string, roleId: number): void {
-    this.setRoleStmt.run(roleId, organizationId, userId)
-  }
 }
