@@ -72,9 +72,15 @@ export class IrisService {
     ]
     let reply = ''
     let proposal: z.output<typeof IrisChatResponse>['proposal'] = null
-    for await (const chunk of llm.stream({ model: undefined, messages, tools: [PROPOSE], temperature: 0.2, maxTokens: 2048 }, signal)) {
-      if (chunk.kind === 'text') reply += chunk.text
-      if (chunk.kind === 'tool_call' && chunk.name === PROPOSE.name) proposal = this.proposal(chunk.arguments) ?? proposal
+    try {
+      for await (const chunk of llm.stream({ model: undefined, messages, tools: [PROPOSE], temperature: 0.2, maxTokens: 2048 }, signal)) {
+        if (chunk.kind === 'text') reply += chunk.text
+        if (chunk.kind === 'tool_call' && chunk.name === PROPOSE.name) proposal = this.proposal(chunk.arguments) ?? proposal
+      }
+    } catch (err) {
+      // The chat's deadline ran out while the provider was still answering: unavailable (503), not a bug (500).
+      if (signal.aborted && !(err instanceof ApiError)) throw new ApiError('service_unavailable')
+      throw err
     }
     return { reply: reply.trim() || (proposal ? proposal.summary : ''), proposal }
   }

@@ -19,7 +19,7 @@ import type { Principal } from '../security/principal.js'
 import type { TurnFields } from './schema.js'
 
 /** A text turn that takes longer than this is aborted (the session stays as it was). */
-const TURN_TIMEOUT_MS = 120_000
+export const TURN_TIMEOUT_MS = 120_000
 
 export interface SessionDeps {
   repos: Repos
@@ -32,6 +32,11 @@ export interface SessionDeps {
   toolsFor?: (organizationId: string) => ToolRunner
   /** The knowledge base of the session's organization and environment. */
   knowledgeFor?: (scope: { organizationId: string; environmentId: string }) => KnowledgeBase
+  /**
+   * Deadline of a whole turn (every LLM round and tool call), default TURN_TIMEOUT_MS. It bounds
+   * what the provider's own timeouts do not: a reply trickling in just under them, or many rounds.
+   */
+  turnTimeoutMs?: number
 }
 
 interface Which {
@@ -149,7 +154,7 @@ export class SessionService {
     }
     const runtime = new GraphRuntime(def, config, io, JSON.parse(row.state) as RuntimeState, { session_id: row.id, channel: row.channel === 'run' ? 'chat' : row.channel })
     const started = this.d.clock.now()
-    const signal = AbortSignal.timeout(TURN_TIMEOUT_MS)
+    const signal = AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS)
     const seen: RuntimeEvent[] = []
     try {
       for await (const e of text === null ? runtime.start(signal) : runtime.turn(text, signal)) seen.push(e)

@@ -36,8 +36,17 @@ export interface LlmClient {
 
 export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: string }
 
+/** How an action is offered to the LLM as a tool. */
+export interface ToolSpec {
+  description: string
+  /** JSON Schema of the action's input, so the model sends arguments the action accepts. */
+  parameters: Record<string, unknown>
+}
+
 export interface ToolRunner {
   run(ref: { integration: string; action: string }, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>
+  /** undefined (or no describe): the action is offered with an open schema, and its run explains any refusal. */
+  describe?(ref: { integration: string; action: string }): ToolSpec | undefined
 }
 
 export interface KnowledgeHit {

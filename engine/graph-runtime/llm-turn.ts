@@ -65,7 +65,7 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
   for (const ref of node.data.tools) {
     const name = `${ref.integration}__${ref.action}`.slice(0, 64)
     integrations.set(name, ref)
-    tools.push({ name, description: `Run the ${ref.action} action of ${ref.integration}`, parameters: { type: 'object', additionalProperties: true } })
+    tools.push({ name, ...integrationTool(ref, io) })
   }
 
   let system = p.render(node.data.prompt)
@@ -120,6 +120,17 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
   reply = reply.trim()
   if (reply) emit({ kind: 'say', text: reply, source: 'llm' })
   return { reply, transition }
+}
+
+/**
+ * The action's own description and input schema when the runner knows it: a model that sees the
+ * exact fields sends arguments the action accepts instead of guessing and failing validation.
+ */
+function integrationTool(ref: { integration: string; action: string }, io: RuntimeIO): Omit<ChatTool, 'name'> {
+  const spec = io.tools?.describe?.(ref)
+  if (spec) return { description: spec.description, parameters: spec.parameters }
+  // Still offered: if the model calls it, the runner's refusal tells it (and the transcript) why.
+  return { description: `Run the ${ref.action} action of ${ref.integration}`, parameters: { type: 'object', additionalProperties: true } }
 }
 
 function parseObject(json: string): Record<string, unknown> | null {

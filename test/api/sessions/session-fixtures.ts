@@ -39,6 +39,12 @@ export function useLlm(a: TestApp, llm: LlmClient | undefined): void {
   deps.llmFor = () => llm
 }
 
+/** Shortens the session service's turn deadline (SessionDeps.turnTimeoutMs), the same way useLlm wires an LLM. */
+export function useTurnTimeout(a: TestApp, ms: number): void {
+  const deps = (a.services.sessions as unknown as { d: { turnTimeoutMs?: number } }).d
+  deps.turnTimeoutMs = ms
+}
+
 /** Creates an agent (from a template or a definition) and publishes it unless told not to. */
 export async function agent(s: Scene, o: { template?: string; definition?: unknown; publish?: boolean; environment?: string; actor?: Actor } = {}): Promise<string> {
   const by = o.actor ?? s.owner

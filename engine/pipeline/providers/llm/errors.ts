@@ -83,7 +83,9 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
     if (status === 408) return timeoutError(ctx, 'first', status)
     if (status >= 500) {
       const overloaded = status === 503 || status === 529
-      return new LlmError('upstream_error', `${at} failed (HTTP ${status}): ${detail}`, { ...up, status: overloaded ? 503 : 502, retryable: true })
+      // An overloaded server may say when to come back, as a rate limiter does.
+      const retryAfterMs = retryAfter(err.headers)
+      return new LlmError('upstream_error', `${at} failed (HTTP ${status}): ${detail}`, { ...up, status: overloaded ? 503 : 502, retryable: true, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })
     }
     return new LlmError('upstream_bad_request', `${at} refused the request (HTTP ${status}): ${detail}`, { ...up, status: 502, retryable: false })
   }

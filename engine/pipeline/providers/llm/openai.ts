@@ -31,7 +31,10 @@ export interface OpenAiLlmOptions {
   /** Full-jitter exponential backoff: a random wait in [0, min(retryMaxDelayMs, retryBaseMs · 2^n)). */
   retryBaseMs: number
   retryMaxDelayMs: number
-  /** A Retry-After up to this long is waited out; a longer one fails at once (it carries retryAfterMs). */
+  /**
+   * A Retry-After (on a 429 or 5xx) up to this long is waited out instead of the jittered backoff;
+   * a longer one fails at once, carrying retryAfterMs for the caller's own Retry-After.
+   */
   maxRetryAfterMs: number
   /** OpenAI's reasoning models want max_completion_tokens; many compatible servers know only max_tokens. */
   maxTokensField: 'max_tokens' | 'max_completion_tokens'

@@ -29,7 +29,14 @@ export function toSdkMessages(messages: ChatMessage[]): ChatCompletionMessagePar
 }
 
 export function toSdkTools(tools: ChatTool[]): ChatCompletionFunctionTool[] {
-  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))
+  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: withoutDialect(t.parameters) } }))
+}
+
+/** `$schema` names a validator dialect, tells the model nothing, and some compatible servers refuse it. */
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!('$schema' in schema)) return schema
+  const { $schema: _, ...rest } = schema
+  return rest
 }
 
 export interface AssembledCall {

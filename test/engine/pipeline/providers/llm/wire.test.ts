@@ -1,6 +1,6 @@
 import t from 'tap'
 import { APIConnectionTimeoutError, APIError } from 'openai'
-import { LlmError, retryAfter, toSdkMessages, ToolCallAssembler } from '../../../../../engine/pipeline/providers/llm/index.js'
+import { LlmError, retryAfter, toSdkMessages, toSdkTools, ToolCallAssembler } from '../../../../../engine/pipeline/providers/llm/index.js'
 import { toLlmError } from '../../../../../engine/pipeline/providers/llm/errors.js'
 
 t.test('tool-call fragments are joined by index; ids and names are taken whole, not concatenated', async (t) => {
@@ -49,6 +49,8 @@ t.test('SDK errors map to codes, statuses and retryability', async (t) => {
     [APIError.generate(403, { error: { message: 'Project sk-live-abcdef123456 has no access' } }, undefined, h), { code: 'upstream_auth', status: 502, retryable: false }],
     [APIError.generate(404, { error: { message: 'The model `gpt-9` does not exist' } }, undefined, h), { code: 'upstream_bad_request', message: /HTTP 404\): The model `gpt-9` does not exist/ }],
     [APIError.generate(529, { error: { message: 'Overloaded' } }, undefined, h), { code: 'upstream_error', status: 503, retryable: true }],
+    [APIError.generate(503, undefined, 'Service Unavailable', new Headers({ 'retry-after': '7' })), { code: 'upstream_error', status: 503, retryAfterMs: 7000 }],
+    [APIError.generate(500, undefined, 'Internal Server Error', new Headers({ 'retry-after-ms': '40' })), { code: 'upstream_error', status: 502, retryAfterMs: 40 }],
     [APIError.generate(408, undefined, 'timeout', h), { code: 'upstream_timeout', retryable: true }],
     [APIError.generate(502, undefined, 'Bad Gateway', h), { code: 'upstream_error', status: 502, message: /failed \(HTTP 502\): Bad Gateway$/ }],
     [new APIError(undefined, { message: 'server_error mid-stream' }, undefined, undefined), { code: 'upstream_error', message: /mid-stream: server_error/ }],
@@ -67,4 +69,13 @@ t.test('provider text that quotes the key is scrubbed', async (t) => {
   const err = APIError.generate(400, { error: { message: 'Bad key sk-live-abcdef123456 and masked sk-li****3456 here' } }, undefined, new Headers())
   const mapped = toLlmError(err, ctx)
   t.equal(mapped.message, 'The LLM provider at llm.example:443 refused the request (HTTP 400): Bad key [redacted] and masked [redacted] here')
+})
+
+t.test('tool parameters go out without the $schema dialect; the schema itself is neither changed nor mutated', async (t) => {
+  const parameters = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false }
+  const [tool] = toSdkTools([{ name: 'mail__send', description: 'Send mail', parameters }])
+  t.same(tool, { type: 'function', function: { name: 'mail__send', description: 'Send mail', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false } } })
+  t.equal(parameters.$schema, 'https://json-schema.org/draft/2020-12/schema', 'the given object is untouched')
+  const open = { type: 'object', additionalProperties: true }
+  t.equal(toSdkTools([{ name: 'x', description: '', parameters: open }])[0]!.function.parameters, open, 'a schema without $schema passes as is')
 })
