@@ -1,15 +1,14 @@
 import path from 'node:path'
-import { convert } from 'html-to-text'
-import mammoth from 'mammoth'
-import { marked } from 'marked'
-import { extractText as extractPdfText, getDocumentProxy } from 'unpdf'
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
+import { ParseRefused, ParserPool } from './parser-pool.js'
 
 /**
  * Plain text out of an uploaded file, by well-kept parsers: html-to-text (HTML), marked then
- * html-to-text (Markdown), unpdf (PDF.js, pure JavaScript), mammoth (DOCX). Each runs in-process on
- * the bytes already bounded by OZAN_UPLOAD_LIMIT_BYTES.
+ * html-to-text (Markdown), unpdf (PDF.js, pure JavaScript), mammoth (DOCX), on the bytes already
+ * bounded by OZAN_UPLOAD_LIMIT_BYTES. Those run in a worker thread (parse-worker.ts, by
+ * parser-pool.ts) with a deadline and a memory cap, so a hostile file cannot stall this event loop;
+ * plain text is only decoded, so it stays here.
  */
 export type DocumentKind = 'text' | 'markdown' | 'html' | 'pdf' | 'docx'
 
@@ -45,7 +44,8 @@ export const unreadable = (msg: string) => new ValidationError([{ type: 'unreada
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
-function decodeText(data: Buffer): string {
+/** Strict UTF-8 with no NUL; shared with the worker, which decodes Markdown and HTML. */
+export function decodeText(data: Buffer): string {
   let text: string
   try {
     text = UTF8.decode(data)
@@ -54,42 +54,6 @@ function decodeText(data: Buffer): string {
   }
   if (text.includes('\0')) throw unreadable('The file holds binary data, not text.')
   return text
-}
-
-const HTML_OPTIONS = {
-  wordwrap: false as const,
-  selectors: [
-    { selector: 'a', options: { ignoreHref: true } },
-    { selector: 'img', format: 'skip' },
-    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-  ],
-}
-const htmlToText = (html: string) => convert(html, HTML_OPTIONS)
-
-async function pdfText(data: Buffer): Promise<string> {
-  if (!data.subarray(0, 1024).includes('%PDF-')) throw unreadable('The file is not a PDF.')
-  let doc: Awaited<ReturnType<typeof getDocumentProxy>> | undefined
-  try {
-    // No eval of font programs (PDF.js's own hardening switch); errors only, no console chatter.
-    doc = await getDocumentProxy(new Uint8Array(data), { isEvalSupported: false, verbosity: 0 })
-    return (await extractPdfText(doc, { mergePages: true })).text
-  } catch (err) {
-    const name = (err as Error).name
-    if (name === 'PasswordException') throw unreadable('The PDF is encrypted with a password.')
-    throw unreadable('The PDF is damaged: PDF.js cannot read it.')
-  } finally {
-    await doc?.destroy().catch(() => undefined)
-  }
-}
-
-async function docxText(data: Buffer): Promise<string> {
-  if (data.length < 4 || data.readUInt32LE(0) !== 0x04034b50) throw unreadable('The file is not a DOCX (Office Open XML) document.')
-  try {
-    return (await mammoth.extractRawText({ buffer: data })).value
-  } catch {
-    throw unreadable('The DOCX is damaged or not a Word document.')
-  }
 }
 
 /** Unix newlines, single spaces, at most one blank line in a row, no padding. */
@@ -102,19 +66,23 @@ export function normalizeText(text: string): string {
     .trim()
 }
 
-/** The plain text of a file of a known kind (normalized); a file that cannot be read → 422. */
-export async function extractText(kind: DocumentKind, data: Buffer): Promise<string> {
+let shared: ParserPool | undefined
+/**
+ * The process's one pool, made on the first upload. Its idle workers are unref'd and exit on their
+ * own, so nothing has to close it; close() is there for a shutdown that wants parses cut short.
+ */
+export const parserPool = (): ParserPool => (shared ??= new ParserPool())
+
+/**
+ * The plain text of a file of a known kind (normalized); a file that cannot be read, or that the
+ * worker gave up on (too slow, out of memory, crashed) → 422; a full parse queue → 503.
+ */
+export async function extractText(kind: DocumentKind, data: Buffer, pool: ParserPool = parserPool()): Promise<string> {
   if (data.length === 0) throw unreadable('The file is empty.')
-  switch (kind) {
-    case 'text':
-      return normalizeText(decodeText(data))
-    case 'markdown':
-      return normalizeText(htmlToText(await marked.parse(decodeText(data), { async: true })))
-    case 'html':
-      return normalizeText(htmlToText(decodeText(data)))
-    case 'pdf':
-      return normalizeText(await pdfText(data))
-    case 'docx':
-      return normalizeText(await docxText(data))
+  if (kind === 'text') return normalizeText(decodeText(data))
+  try {
+    return await pool.parse(kind, data)
+  } catch (err) {
+    throw err instanceof ParseRefused ? unreadable(err.message) : err
   }
 }
