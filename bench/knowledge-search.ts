@@ -118,13 +118,13 @@ async function main(): Promise<void> {
       }
       buildMs += performance.now() - t0
       db.pragma('wal_checkpoint(TRUNCATE)')
-      for (let i = 0; i < 100; i++) knowledge.search(caller, { query: query(), top_k: 5 })
+      for (let i = 0; i < 100; i++) await knowledge.search(caller, { query: query(), top_k: 5 })
       const times: number[] = []
       let hits = 0
       for (let i = 0; i < queryCount; i++) {
         const q = query()
         const t = performance.now()
-        hits += knowledge.search(caller, { query: q, top_k: 5 }).length
+        hits += (await knowledge.search(caller, { query: q, top_k: 5 })).length
         times.push(performance.now() - t)
       }
       times.sort((a, b) => a - b)

@@ -36,10 +36,18 @@ export interface Config {
   openaiApiKey: string | null
   openaiBaseUrl: string
   llmTimeoutMs: number
+  /** Embedding model for hybrid knowledge-base ranking (same key and base URL as the LLM); null: BM25 only. */
+  embeddingsModel: string | null
+  /** Vector size asked of the model (`dimensions`); null: the model's own. */
+  embeddingsDimensions: number | null
+  embeddingsTimeoutMs: number
   /** CIDR ranges outbound integration requests may reach although private/loopback (SSRF guard). */
   allowPrivateCidrs: string[]
   /** Longest an integration action's provider request may take. */
   integrationTimeoutMs: number
+  /** Webhook attempts in flight at once: all endpoints, and per endpoint. */
+  webhookMaxInFlight: number
+  webhookMaxPerEndpoint: number
   /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
   tokenSigningKey: string | null
   credentialEncryptionKey: string | null
@@ -107,8 +115,13 @@ const VARIABLES = {
   OZAN_OPENAI_API_KEY: [z.string().min(1).max(4096).optional(), undefined],
   OZAN_OPENAI_BASE_URL: [z.url({ protocol: /^https?$/ }), 'https://api.openai.com/v1'],
   OZAN_LLM_TIMEOUT_MS: [int(500, 300_000), '10000'],
+  OZAN_EMBEDDINGS_MODEL: [z.string().trim().min(1).max(200).optional(), undefined],
+  OZAN_EMBEDDINGS_DIMENSIONS: [int(1, 16_384).optional(), undefined],
+  OZAN_EMBEDDINGS_TIMEOUT_MS: [int(100, 120_000), '5000'],
   OZAN_ALLOW_PRIVATE_CIDRS: [cidrList, ''],
   OZAN_INTEGRATION_TIMEOUT_MS: [int(100, 30_000), '10000'],
+  OZAN_WEBHOOK_MAX_IN_FLIGHT: [int(1, 10_000), '64'],
+  OZAN_WEBHOOK_MAX_PER_ENDPOINT: [int(1, 1000), '4'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
   OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
 } as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
@@ -174,8 +187,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openaiApiKey: v.OZAN_OPENAI_API_KEY ?? null,
     openaiBaseUrl: v.OZAN_OPENAI_BASE_URL,
     llmTimeoutMs: v.OZAN_LLM_TIMEOUT_MS,
+    embeddingsModel: v.OZAN_EMBEDDINGS_MODEL ?? null,
+    embeddingsDimensions: v.OZAN_EMBEDDINGS_DIMENSIONS ?? null,
+    embeddingsTimeoutMs: v.OZAN_EMBEDDINGS_TIMEOUT_MS,
     allowPrivateCidrs: v.OZAN_ALLOW_PRIVATE_CIDRS,
     integrationTimeoutMs: v.OZAN_INTEGRATION_TIMEOUT_MS,
+    webhookMaxInFlight: v.OZAN_WEBHOOK_MAX_IN_FLIGHT,
+    webhookMaxPerEndpoint: v.OZAN_WEBHOOK_MAX_PER_ENDPOINT,
     tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
     credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
   }

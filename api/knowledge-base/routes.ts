@@ -44,10 +44,14 @@ export function knowledgeBaseRoutes(knowledge: KnowledgeService) {
     }),
     defineRoute({
       operationId: 'knowledge_base_search', method: 'post', path: `${BASE}/search`, auth: 'A', permission: 'knowledge_base:read', tag,
-      summary: 'The chunks that best match a query (BM25), best first',
+      summary: 'The chunks that best match a query (BM25, or hybrid with embeddings), best first',
       description:
-        'Case, Turkish dotted/dotless i and diacritics are ignored ("cagri" finds "çağrı"); words of 4+ letters also match longer forms. ' +
-        'Query syntax is not interpreted: quotes, operators and punctuation are separators. A query with no letters or digits finds nothing.',
+        'Case, Turkish dotted/dotless i and diacritics are ignored ("cagri" finds "çağrı"); words of 5+ letters also match longer forms. ' +
+        'Query syntax is not interpreted: quotes, operators and punctuation are separators. A query with no letters or digits finds nothing. ' +
+        'Ranking is BM25. When embeddings are configured (OZAN_EMBEDDINGS_MODEL), it is hybrid: Reciprocal Rank Fusion (k = 60) of the ' +
+        'BM25 list and the chunks nearest the query by embedding, so a chunk sharing no word with the query can be found; each hit\'s ' +
+        'ranking says which, and what its score is. Chunks are embedded in the background after a document is added; until then, and ' +
+        'whenever the embeddings provider is unavailable, the search is answered by BM25 alone, never with an error.',
       audit: 'none',
       body: SearchRequest, status: 200, response: z.array(SearchHitResponse),
       handler: ({ auth, body }) => knowledge.search(auth, body),

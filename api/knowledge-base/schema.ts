@@ -54,7 +54,20 @@ export const SearchRequest = z
 
 export const SearchHitResponse = z
   .object({
-    score: z.number().describe('BM25 relevance (higher is better); comparable within one search only.'),
+    score: z
+      .number()
+      .describe(
+        'Relevance, higher is better, comparable within one search only. With ranking "bm25": the BM25 score. With ranking "hybrid": ' +
+          'the Reciprocal Rank Fusion score Σ 1/(60 + rank) over the BM25 list and the embedding-similarity list (ranks from 1; ' +
+          'at most 2/61 ≈ 0.0328, for a chunk first in both).',
+      ),
+    ranking: z
+      .enum(['bm25', 'hybrid'])
+      .describe(
+        'How this search ranked, and so what score means: "hybrid" when embeddings are configured (OZAN_EMBEDDINGS_MODEL) and both the ' +
+          'query and some chunks of the environment have vectors; otherwise "bm25" (embeddings off, not yet computed, or the provider ' +
+          'unavailable). The same for every hit of one search.',
+      ),
     snippet: z.string().describe('Up to 240 characters of the chunk around the query words; … marks cut text.'),
     document: z.object({ id: z.uuid(), title: z.string() }),
     chunk: z.object({ id: z.uuid(), index: z.number().int().describe('Position in the document, from 0.'), text: z.string() }),

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the OpenAI Chat Completions API (`POST /v1/chat/completions`, streaming SSE
- * or a whole completion, plus `GET /v1/models`). It speaks the real wire protocol so the `openai`
+ * or a whole completion, plus `GET /v1/models` and `POST /v1/embeddings`). It speaks the real wire protocol so the `openai`
  * SDK runs its real code paths, answers from a script or by echoing the caller's last message,
  * paces its output (first-token latency, tokens per second), injects failures on demand, and logs
  * every request it received and how that exchange ended. Used by tests and by the bench.
@@ -9,12 +9,13 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { checkRequest, contentText, type StandInMessage, type StandInTool, type ValidRequest } from './openai-validate.js'
+import { checkEmbeddingsRequest, embeddingsBody, synonymTable } from './openai-embeddings.js'
 import { chunkBody, completionBody, errorBody, maskKey, newId, planChunks, usageBody, type ScriptedReply, type Usage } from './openai-wire.js'
 
 export type { ScriptedReply, ScriptedToolCall } from './openai-wire.js'
 export type { StandInMessage, StandInTool } from './openai-validate.js'
 
-/** One failure, used by the next chat request (failures are consumed before scripted replies). */
+/** One failure, used by the next chat or embeddings request (failures are consumed before scripted replies). */
 export type InjectedFailure =
   /** An error status with OpenAI's error body; `retryAfterS` sets Retry-After, `retryAfterMs` retry-after-ms. */
   | { kind: 'status'; status: number; retryAfterS?: number; retryAfterMs?: number; message?: string }
@@ -65,6 +66,8 @@ export interface OpenAiStandInOptions {
   /** 0 sends chunks as fast as the socket takes them. */
   tokensPerSecond?: number
   models?: string[]
+  /** Synonym groups for embeddings: each word maps to its group's first (openai-embeddings.ts). */
+  synonyms?: string[][]
 }
 
 export interface OpenAiStandIn {
@@ -74,6 +77,8 @@ export interface OpenAiStandIn {
   script(...replies: ScriptedReply[]): void
   fail(...failures: InjectedFailure[]): void
   pace(p: { firstTokenLatencyMs?: number; tokensPerSecond?: number }): void
+  /** Replaces the embeddings' synonym groups. */
+  synonyms(...groups: string[][]): void
   close(): Promise<void>
 }
 
@@ -91,6 +96,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   let firstTokenMs = options.firstTokenLatencyMs ?? 0
   let tokensPerSecond = options.tokensPerSecond ?? 0
   const models = options.models ?? ['gpt-4o-mini']
+  let synonyms = synonymTable(options.synonyms ?? [])
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch(() => res.destroy())
@@ -106,12 +112,13 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
       const message = sent
         ? `Incorrect API key provided: ${maskKey(sent)}. You can find your API key at https://platform.openai.com/account/api-keys.`
         : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
-      const record = path === '/v1/chat/completions' ? log(path, raw, false, res) : undefined
+      const record = path === '/v1/chat/completions' || path === '/v1/embeddings' ? log(path, raw, false, res) : undefined
       return json(res, 401, errorBody(message, 'invalid_request_error', sent ? 'invalid_api_key' : null), {}, record)
     }
     if (req.method === 'GET' && path === '/v1/models') {
       return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'stand-in' })) })
     }
+    if (req.method === 'POST' && path === '/v1/embeddings') return embed(res, raw)
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return json(res, 404, errorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error'))
     }
@@ -137,6 +144,40 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     if (failure?.kind === 'reset' && failure.afterChunks === 0) return reset(res, record)
     const reply = replies.shift() ?? echo(checked.request)
     await answer(res, record, checked.request, reply, failure)
+  }
+
+  /** Embeddings take the same injected failures, and firstTokenLatencyMs as their whole delay. */
+  async function embed(res: http.ServerResponse, raw: string): Promise<void> {
+    const record = log('/v1/embeddings', raw, true, res)
+    let body: unknown
+    try {
+      body = JSON.parse(raw)
+    } catch {
+      return json(res, 400, errorBody('We could not parse the JSON body of your request.', 'invalid_request_error'), {}, record)
+    }
+    const checked = checkEmbeddingsRequest(body)
+    if (!checked.ok) return json(res, checked.status, checked.body, {}, record)
+    const failure = failures.shift()
+    record.injected.failure = failure ? describe(failure) : null
+    if (failure?.kind === 'status') {
+      const [message, type, code] = STATUS_ERRORS[failure.status] ?? [`Upstream failure ${failure.status}`, 'server_error', null]
+      const headers: Record<string, string> = {}
+      if (failure.retryAfterS !== undefined) headers['retry-after'] = String(failure.retryAfterS)
+      if (failure.retryAfterMs !== undefined) headers['retry-after-ms'] = String(failure.retryAfterMs)
+      return json(res, failure.status, errorBody(failure.message ?? message, type, code), headers, record)
+    }
+    if (failure?.kind === 'hang') return
+    if (failure?.kind === 'stall') {
+      // Headers, then silence: the body (one JSON document) never comes.
+      record.status = 200
+      res.writeHead(200, { 'content-type': 'application/json' })
+      return void res.flushHeaders()
+    }
+    if (failure?.kind === 'reset') return reset(res, record)
+    record.injected.firstTokenMs = firstTokenMs
+    const closed = closedSignal(res)
+    await sleep(firstTokenMs, closed)
+    if (!closed.aborted) json(res, 200, embeddingsBody(checked.request, synonyms), {}, record)
   }
 
   async function answer(res: http.ServerResponse, record: ReceivedRequest, request: ValidRequest, reply: ScriptedReply, failure: InjectedFailure | undefined): Promise<void> {
@@ -221,6 +262,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     url: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,
     requests,
     script: (...r) => void replies.push(...r),
+    synonyms: (...groups) => void (synonyms = synonymTable(groups)),
     fail: (...f) => void failures.push(...f),
     pace: (p) => {
       firstTokenMs = p.firstTokenLatencyMs ?? firstTokenMs

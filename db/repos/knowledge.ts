@@ -1,4 +1,5 @@
 import type { Db } from '../database.js'
+import { KnowledgeVectorsRepo } from './knowledge-vectors.js'
 import type { Scope } from './workflows.js'
 
 export interface KnowledgeDocumentRow {
@@ -31,6 +32,8 @@ export interface NewKnowledgeChunk {
 }
 
 export interface KnowledgeSearchRow {
+  /** The chunk's integer rowid (its vector's key). */
+  rowid: number
   chunk_id: string
   document_id: string
   chunk_index: number
@@ -51,7 +54,7 @@ const MAX_SCOPE_ID = 2 ** 23
 
 /** The best chunks of one rowid range; titles looked up for those alone, the scope checked again. */
 const searchSql = (filter: string) =>
-  `SELECT c.id AS chunk_id, c.document_id, c.chunk_index, c.text, d.title, best.bm25
+  `SELECT best.rid AS rowid, c.id AS chunk_id, c.document_id, c.chunk_index, c.text, d.title, best.bm25
    FROM (
      SELECT rowid AS rid, bm25(knowledge_fts, ${WEIGHTS}) AS bm25 FROM knowledge_fts
      WHERE knowledge_fts MATCH @match AND rowid BETWEEN @lo AND @hi ${filter}
@@ -64,6 +67,8 @@ const searchSql = (filter: string) =>
 
 /** An environment-scoped resource: every statement is bound to organization and environment. */
 export class KnowledgeRepo {
+  /** The chunks' embedding vectors (hybrid ranking), bound to the same rowid ranges. */
+  readonly vectors: KnowledgeVectorsRepo
   private readonly insertDocStmt
   private readonly ensureScopeStmt
   private readonly scopeStmt
@@ -80,6 +85,7 @@ export class KnowledgeRepo {
   private readonly countStmt
 
   constructor(private readonly db: Db) {
+    this.vectors = new KnowledgeVectorsRepo(db, (s) => this.range(s))
     this.insertDocStmt = db.prepare(
       `INSERT INTO knowledge_documents (id, organization_id, environment_id, title, source, content_type, size_bytes, text, char_count, metadata, chunk_count, created_by, created_at)
        VALUES (@id, @organization_id, @environment_id, @title, @source, @content_type, @size_bytes, @text, @char_count, @metadata, @chunk_count, @created_by, @created_at)`,
