@@ -35,6 +35,12 @@ import { sessionRoutes } from './sessions/routes.js'
 import { SessionService } from './sessions/service.js'
 import { knowledgeBaseRoutes } from './knowledge-base/routes.js'
 import { KnowledgeService } from './knowledge-base/service.js'
+import { webhookRoutes } from './webhooks/routes.js'
+import { WebhookDispatcher } from './webhooks/dispatcher.js'
+import { subscribeOutbox } from './webhooks/outbox.js'
+import { EndpointSealer } from './webhooks/sealing.js'
+import { WebhookService } from './webhooks/service.js'
+import { allowList, type ResolveHost } from './security/ssrf.js'
 import { workflowRoutes } from './workflows/routes.js'
 import { WorkflowService } from './workflows/service.js'
 import { AccessTokens } from './security/access-tokens.js'
@@ -52,6 +58,8 @@ export interface AppDeps {
   /** Extra routes (tests use this to exercise shell conventions on purpose-built routes). */
   extraRoutes?: (services: Services) => AnyRoute[]
   validateResponses?: boolean
+  /** Host-name resolution for outbound requests (tests point names at chosen addresses). */
+  resolve?: ResolveHost
 }
 
 export interface Services {
@@ -69,6 +77,8 @@ export interface Services {
   iris: IrisService
   credentials: CredentialService
   integrations: IntegrationService
+  webhooks: WebhookService
+  webhookDispatcher: WebhookDispatcher
   mailer: Mailer
   requestLogs: RequestLogBuffer
 }
@@ -116,8 +126,15 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     const baseURL = stored ? (stored.base_url ?? DEFAULT_OPENAI_LLM_OPTIONS.baseURL) : config.openaiBaseUrl
     return new OpenAiLlm({ apiKey, baseURL, timeoutMs: config.llmTimeoutMs })
   }
-  const integrations = new IntegrationService({ repos, credentials, auditor, logger, allowCidrs: config.allowPrivateCidrs, timeoutMs: config.integrationTimeoutMs })
-  const knowledge = new KnowledgeService(repos, clock)
+  const integrations = new IntegrationService({ repos, credentials, auditor, logger, allowCidrs: config.allowPrivateCidrs, timeoutMs: config.integrationTimeoutMs, resolve: deps.resolve })
+  // Hybrid ranking when OZAN_EMBEDDINGS_MODEL is set: embeddings by the LLM's key and base URL.
+  const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, credentials, logger } })
+  const guard = { allow: allowList(config.allowPrivateCidrs), resolve: deps.resolve }
+  const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
+  const webhookDispatcher = new WebhookDispatcher({
+    repos, sealer, clock, logger, guard, options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint },
+  })
+  subscribeOutbox(bus, repos, webhookDispatcher)
   return {
     repos,
     bus,
@@ -127,6 +144,8 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     credentials,
     integrations,
     knowledge,
+    webhookDispatcher,
+    webhooks: new WebhookService({ repos, sealer, clock, dispatcher: webhookDispatcher, guard }),
     apiKeys: new ApiKeyService(repos, clock),
     rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS }),
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
@@ -136,7 +155,8 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     // organization and environment.
     sessions: new SessionService({
       repos, bus, clock, logger, llmFor,
-      toolsFor: (organizationId) => integrations.runnerFor(organizationId),
+      // describe: the LLM is offered each action's exact input schema, so its arguments validate.
+      toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
       knowledgeFor: (scope) => knowledge.forScope(scope),
     }),
     iris: new IrisService(repos, llmFor),
@@ -164,6 +184,7 @@ export function createApp(deps: AppDeps): App {
     ...irisRoutes(services.iris),
     ...credentialRoutes(services.credentials),
     ...integrationRoutes(services.integrations),
+    ...webhookRoutes(services.webhooks),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),
@@ -214,6 +235,9 @@ export function createApp(deps: AppDeps): App {
   koa.use(router.routes())
   koa.use(unmatched(router))
 
+  // Pending webhook deliveries (left by the last stop, too) go out from now on.
+  services.webhookDispatcher.start()
+
   // Mail that failed to send is retried every minute while SMTP is configured.
   const retry = config.smtpUrl ? setInterval(() => void services.mailer.dispatch(), 60_000).unref() : null
 
@@ -226,6 +250,8 @@ export function createApp(deps: AppDeps): App {
     async close() {
       if (retry) clearInterval(retry)
       services.requestLogs.close()
+      await services.webhookDispatcher.close(Math.min(config.shutdownTimeoutMs, 5000))
+      await services.knowledge.close()
       await services.mailer.idle()
       services.mailer.close()
     },

@@ -15,6 +15,7 @@ import { WorkflowsRepo } from './repos/workflows.js'
 import { CredentialsRepo } from './repos/credentials.js'
 import { SessionsRepo } from './repos/sessions.js'
 import { KnowledgeRepo } from './repos/knowledge.js'
+import { WebhooksRepo } from './repos/webhooks.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -33,6 +34,7 @@ export type { WorkflowRow, WorkflowVersionRow, Scope } from './repos/workflows.j
 export type { CredentialRow } from './repos/credentials.js'
 export type { SessionRow, SessionEventRow, SessionStatus, SessionChannel, SessionFilter } from './repos/sessions.js'
 export type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, NewKnowledgeChunk, KnowledgeSearchRow } from './repos/knowledge.js'
+export type { WebhookEndpointRow, WebhookDeliveryRow, WebhookAttemptRow, WebhookDeliveryStatus, AttemptResult } from './repos/webhooks.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 
 export interface Repos {
@@ -52,6 +54,7 @@ export interface Repos {
   credentials: CredentialsRepo
   sessions: SessionsRepo
   knowledge: KnowledgeRepo
+  webhooks: WebhooksRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -74,6 +77,7 @@ export function createRepos(db: Db): Repos {
     credentials: new CredentialsRepo(db),
     sessions: new SessionsRepo(db),
     knowledge: new KnowledgeRepo(db),
+    webhooks: new WebhooksRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

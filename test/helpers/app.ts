@@ -5,6 +5,7 @@ import { Writable } from 'node:stream'
 import { createLogger, loadConfig, loadSecrets, ManualClock, type Clock } from '../../core/index.js'
 import { migrate, openDatabase, type Db } from '../../db/index.js'
 import { createApp, listen, type AnyRoute, type App, type Services } from '../../api/index.js'
+import type { ResolveHost } from '../../api/security/ssrf.js'
 
 export interface Reply<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number
@@ -41,6 +42,8 @@ export interface TestAppOptions {
   env?: Record<string, string>
   clock?: Clock
   extraRoutes?: (s: Services) => AnyRoute[]
+  /** Host-name resolution for outbound requests (SSRF tests point names at chosen addresses). */
+  resolve?: ResolveHost
 }
 
 let counter = 0
@@ -63,7 +66,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const db = openDatabase(config.databaseFile)
   migrate(db)
   const clock = o.clock ?? new ManualClock(Date.now())
-  const app = createApp({ db, config, secrets: loadSecrets(config), logger, clock, extraRoutes: o.extraRoutes, validateResponses: true })
+  const app = createApp({ db, config, secrets: loadSecrets(config), logger, clock, extraRoutes: o.extraRoutes, validateResponses: true, resolve: o.resolve })
   const server = await listen(app, '127.0.0.1', 0, logger)
   const url = `http://127.0.0.1:${server.port}`
 

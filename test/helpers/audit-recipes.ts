@@ -1,5 +1,5 @@
 import { mailedToken, type Reply, type RequestOptions, type TestApp } from './app.js'
-import { PARAM_FIXTURES, SMALL_GRAPH, addMember, createKey, createWorkflow, credentialSample, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
+import { PARAM_FIXTURES, SMALL_GRAPH, addMember, createKey, createWebhookEndpoint, createWorkflow, credentialSample, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
 
 export const PASSWORD = 'correct horse battery'
 
@@ -235,4 +235,32 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const id = expectStatus(created, 201, 'create document').id
     return { res: await s.send('DELETE', `/api/v1/knowledge-base/documents/${id}`, { token: s.owner.token }), expect: byOwner(s, 'knowledge_document.deleted', 'knowledge_document', id) }
   },
+  webhooks_create_endpoint: async (s) => {
+    const res = await s.send('POST', '/api/v1/webhooks/endpoints', { token: s.owner.token, body: { url: 'https://93.184.216.34/hook', events: ['sip.trunk.down'] } })
+    return { res, expect: byOwner(s, 'webhook_endpoint.created', 'webhook_endpoint', String(res.body.id)) }
+  },
+  webhooks_update_endpoint: onEndpoint('webhook_endpoint.updated', 'PATCH', '', { enabled: false }),
+  webhooks_delete_endpoint: onEndpoint('webhook_endpoint.deleted', 'DELETE', ''),
+  webhooks_rotate_secret: onEndpoint('webhook_endpoint.secret_rotated', 'POST', '/rotate-secret', { overlap_seconds: 0 }),
+  // The endpoint's URL is swapped for a closed loopback port: the new attempt fails on the
+  // send-time SSRF check, without a packet sent.
+  webhooks_redeliver: async (s) => {
+    const endpointId = await createWebhookEndpoint(s.a, s.owner, { 'x-environment-id': 'staging' })
+    s.a.db.prepare("UPDATE webhook_endpoints SET url = 'http://127.0.0.1:9/' WHERE id = ?").run(endpointId)
+    const endpoint = s.a.services.repos.webhooks.endpointById(endpointId)!
+    const id = s.a.services.repos.webhooks.insertDelivery(endpoint, 'sip.trunk.down', '{"event":"sip.trunk.down","data":{}}', Date.now())
+    s.a.db.prepare("UPDATE webhook_deliveries SET status = 'failed' WHERE id = ?").run(id)
+    const res = await s.send('POST', `/api/v1/webhooks/deliveries/${id}/redeliver`, { token: s.owner.token })
+    await s.a.services.webhookDispatcher.idle()
+    return { res, expect: byOwner(s, 'webhook_delivery.redelivered', 'webhook_delivery', String(id)) }
+  },
+}
+
+/** A webhook-endpoint route run on a fresh staging endpoint; the event names that endpoint. */
+function onEndpoint(action: string, method: string, suffix: string, body?: unknown): Recipe {
+  return async (s) => {
+    const id = await createWebhookEndpoint(s.a, s.owner, { 'x-environment-id': 'staging' })
+    const res = await s.send(method, `/api/v1/webhooks/endpoints/${id}${suffix}`, { token: s.owner.token, body })
+    return { res, expect: byOwner(s, action, 'webhook_endpoint', String(id)) }
+  }
 }

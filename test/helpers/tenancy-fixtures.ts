@@ -85,6 +85,12 @@ export async function createWorkflow(a: TestApp, owner: Actor, o: { name?: strin
   return expectStatus(res, 201, 'create workflow').id
 }
 
+/** A webhook endpoint in the request's (default) environment; returns its integer id. */
+export async function createWebhookEndpoint(a: TestApp, owner: Actor, headers?: Record<string, string>): Promise<number> {
+  const body = { url: 'https://93.184.216.34/hook', events: ['sip.trunk.down'] }
+  return expectStatus(await a.request('POST', '/api/v1/webhooks/endpoints', { token: owner.token, headers, body }), 201, 'create webhook endpoint').id
+}
+
 /** The workflows that `version` fixtures were published on, by organization and version number. */
 const versionedWorkflows = new Map<string, string[]>()
 
@@ -201,6 +207,31 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     unknown: randomUUID,
     exists: (a, owner, id) => listHas(a, owner, '/api/v1/rbac/invitations', id),
   },
+  // Webhook endpoints take an https URL at a public address literal (no DNS, nothing allowed by
+  // the operator needed) and subscribe to a type nothing emits here, so no delivery is attempted.
+  endpoint_id: {
+    create: (a, owner) => createWebhookEndpoint(a, owner).then(String),
+    unknown: () => String(1_000_000_000 + Math.floor(Math.random() * 1_000_000)),
+    exists: (a, owner, id) => listHas(a, owner, '/api/v1/webhooks/endpoints', id),
+  },
+  // A failed delivery, written straight into the outbox: its endpoint points at a closed loopback
+  // port, so a redelivery fails at once on the send-time SSRF check, without a packet sent.
+  delivery_id: {
+    create: async (a, owner) => {
+      const endpointId = await createWebhookEndpoint(a, owner)
+      a.db.prepare("UPDATE webhook_endpoints SET url = 'http://127.0.0.1:9/' WHERE id = ?").run(endpointId)
+      const endpoint = a.services.repos.webhooks.endpointById(endpointId)!
+      const id = a.services.repos.webhooks.insertDelivery(endpoint, 'sip.trunk.down', JSON.stringify({ event: 'sip.trunk.down', data: {} }), Date.now())
+      a.db.prepare("UPDATE webhook_deliveries SET status = 'failed' WHERE id = ?").run(id)
+      return String(id)
+    },
+    unknown: () => String(1_000_000_000 + Math.floor(Math.random() * 1_000_000)),
+    // Still listed, and still failed: a foreign redelivery that answered 404 but queued it is caught.
+    exists: async (a, owner, id) => {
+      const page = expectStatus<{ items: { id: number; status: string }[] }>(await a.request('GET', '/api/v1/webhooks/deliveries?limit=100', { token: owner.token }), 200, 'list deliveries')
+      return page.items.some((d) => String(d.id) === id && d.status === 'failed')
+    },
+  },
   // Integrations are a platform-wide catalog: no organization owns one, so no key is "another
   // organization's". The fixture stands in a key no integration has, and the matrix then checks
   // that it is answered exactly like any other unknown key (404 before input or credentials are
@@ -237,4 +268,5 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   sessions_start: { body: {} },
   sessions_message: { body: { text: 'hi' } },
   integrations_run: { body: { action: 'request', input: { url: 'http://127.0.0.1:9/' } } },
+  webhooks_update_endpoint: { body: { enabled: false } },
 }
