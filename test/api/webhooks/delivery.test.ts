@@ -186,3 +186,19 @@ t.test('a disabled endpoint gets nothing; re-enabled it gets new events', async 
   await r.waitFor(1)
   t.equal(r.seen.length, 1)
 })
+
+t.test('a receiver that hangs holds only its own slots: another endpoint gets every delivery at once', async (t) => {
+  const { a, owner } = await webhookApp(t)
+  const r = await receiver(t)
+  await createEndpoint(a, owner, { url: r.url('/hang'), timeout_seconds: 5 })
+  const fast = await createEndpoint(a, owner, { url: r.url('/ok') })
+  const started = Date.now()
+  for (let i = 0; i < 20; i++) emit(a, fast.id, 'workflow.published', { i })
+  await r.waitFor(4 + 20, 4000)
+  const okArrivals = r.seen.filter((c) => c.path === '/ok')
+  t.equal(okArrivals.length, 20, 'all 20 reached the healthy endpoint')
+  t.ok(Math.max(...okArrivals.map((c) => c.at)) - started < 2000, 'without waiting for the hanging one')
+  t.equal(r.seen.filter((c) => c.path === '/hang').length, 4, 'the hanging endpoint holds at most 4 attempts in flight')
+  const pending = (await a.request('GET', `${WH}/deliveries?status=pending`, { token: owner.token })).body
+  t.equal(pending.total, 16, 'its other deliveries wait their turn in the outbox')
+})

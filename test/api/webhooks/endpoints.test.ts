@@ -1,6 +1,7 @@
 import t from 'tap'
 import { createEndpoint, receiver, webhookApp, WH } from './webhook-fixtures.js'
 import { EVENT_TYPES } from '../../../api/webhooks/catalog.js'
+import { addMember, createKey } from '../../helpers/tenancy-fixtures.js'
 
 t.test('the event catalog is public and lists the twelve types with examples', async (t) => {
   const { a } = await webhookApp(t)
@@ -113,4 +114,25 @@ t.test('delete, the per-environment cap, and environments are separate', async (
   t.equal((await a.request('DELETE', `${WH}/endpoints/${ids[0]}`, { token: owner.token })).status, 404, 'gone')
   t.equal((await a.request('PATCH', `${WH}/endpoints/${ids[0]}`, { token: owner.token, body: { enabled: false } })).status, 404)
   t.equal((await a.request('DELETE', `${WH}/endpoints/abc`, { token: owner.token })).status, 422, 'ids are integers')
+})
+
+t.test('permissions: org:read lists endpoints and deliveries, org:manage changes them; a viewer only reads', async (t) => {
+  const { a, owner } = await webhookApp(t)
+  const r = await receiver(t)
+  const ep = await createEndpoint(a, owner, { url: r.url('/ok') })
+  const reader = await createKey(a, owner, ['org:read'])
+  const manager = await createKey(a, owner, ['org:manage'])
+  const other = await createKey(a, owner, ['workflow:read'])
+  const body = { url: r.url('/ok'), events: ['session.started'] }
+  t.equal((await a.request('GET', `${WH}/endpoints`, { apiKey: reader.key })).status, 200)
+  t.equal((await a.request('GET', `${WH}/deliveries`, { apiKey: reader.key })).status, 200)
+  t.equal((await a.request('POST', `${WH}/endpoints`, { apiKey: reader.key, body })).status, 403)
+  t.equal((await a.request('POST', `${WH}/endpoints/${ep.id}/rotate-secret`, { apiKey: reader.key })).status, 403)
+  t.equal((await a.request('GET', `${WH}/endpoints`, { apiKey: other.key })).status, 403)
+  t.equal((await a.request('POST', `${WH}/endpoints`, { apiKey: manager.key, body })).status, 201)
+  t.equal((await a.request('DELETE', `${WH}/endpoints/${ep.id}`, { apiKey: manager.key })).status, 204)
+  const viewer = await addMember(a, owner, 4)
+  t.equal((await a.request('GET', `${WH}/endpoints`, { token: viewer.token })).status, 200)
+  t.equal((await a.request('POST', `${WH}/endpoints`, { token: viewer.token, body })).status, 403)
+  t.equal((await a.request('GET', `${WH}/endpoints`)).status, 401)
 })
