@@ -11,6 +11,7 @@ import { AccountService } from './auth/service.js'
 import { CredentialCipher } from './credentials/crypto.js'
 import { credentialRoutes } from './credentials/routes.js'
 import { CredentialService } from './credentials/service.js'
+import { openAiAccessFor } from './credentials/openai-access.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { IntegrationService } from './integrations/service.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
@@ -27,7 +28,7 @@ import { rbacRoutes } from './rbac/routes.js'
 import { RbacService } from './rbac/service.js'
 import { RequestLogBuffer } from './request-logs/buffer.js'
 import { requestLogRoutes } from './request-logs/routes.js'
-import { DEFAULT_OPENAI_LLM_OPTIONS, OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
+import { OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
 import type { LlmClient } from '../engine/graph-runtime/index.js'
 import { irisRoutes } from './iris/routes.js'
 import { IrisService } from './iris/service.js'
@@ -109,26 +110,15 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     },
   })
   const credentials = new CredentialService({ repos, cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey), clock, auditor, logger })
-  /**
-   * The LLM an organization's sessions use: its own stored "openai" credential (with its base URL),
-   * else the platform's OZAN_OPENAI_API_KEY, else none (conversation turns then answer
-   * provider_not_configured). Built per turn so a changed credential applies at once.
-   */
+  const openAiAccess = openAiAccessFor({ config, credentials, logger })
+  /** The LLM of an organization's sessions; none: conversation turns answer provider_not_configured. */
   const llmFor = (organizationId: string): LlmClient | undefined => {
-    let stored: Readonly<Record<string, string>> | null = null
-    try {
-      stored = credentials.reveal(organizationId, 'openai')
-    } catch (err) {
-      logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'stored openai credential cannot be decrypted; using the platform LLM if any')
-    }
-    const apiKey = stored?.api_key ?? config.openaiApiKey
-    if (!apiKey) return undefined
-    const baseURL = stored ? (stored.base_url ?? DEFAULT_OPENAI_LLM_OPTIONS.baseURL) : config.openaiBaseUrl
-    return new OpenAiLlm({ apiKey, baseURL, timeoutMs: config.llmTimeoutMs })
+    const access = openAiAccess(organizationId)
+    return access && new OpenAiLlm({ apiKey: access.apiKey, baseURL: access.baseURL, timeoutMs: config.llmTimeoutMs })
   }
   const integrations = new IntegrationService({ repos, credentials, auditor, logger, allowCidrs: config.allowPrivateCidrs, timeoutMs: config.integrationTimeoutMs, resolve: deps.resolve })
   // Hybrid ranking when OZAN_EMBEDDINGS_MODEL is set: embeddings by the LLM's key and base URL.
-  const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, credentials, logger } })
+  const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, accessFor: openAiAccess, logger } })
   const guard = { allow: allowList(config.allowPrivateCidrs), resolve: deps.resolve }
   const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   const webhookDispatcher = new WebhookDispatcher({

@@ -7,6 +7,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import type { Config, Logger } from '../../core/index.js'
+import type { OpenAiAccess } from '../credentials/openai-access.js'
 import { retryAfter } from '../../engine/pipeline/providers/llm/errors.js'
 
 export interface Embedder {
@@ -149,29 +150,20 @@ export class OpenAiEmbedder implements Embedder {
 
 /**
  * The platform's embedder factory: undefined while OZAN_EMBEDDINGS_MODEL is unset (BM25 only).
- * Key and base URL are resolved as the LLM's are (api/app.ts `llmFor`): the organization's stored
- * "openai" credential, else the platform's OZAN_OPENAI_API_KEY / OZAN_OPENAI_BASE_URL. Resolved per
- * use, so a changed credential applies at once.
+ * Key and base URL are the LLM's (api/credentials/openai-access.ts), resolved per use.
  */
 export function embeddersFor(deps: {
-  config: Pick<Config, 'embeddingsModel' | 'embeddingsDimensions' | 'embeddingsTimeoutMs' | 'openaiApiKey' | 'openaiBaseUrl'>
-  credentials: { reveal(organizationId: string, provider: string): Readonly<Record<string, string>> | null }
+  config: Pick<Config, 'embeddingsModel' | 'embeddingsDimensions' | 'embeddingsTimeoutMs'>
+  accessFor: (organizationId: string) => OpenAiAccess | undefined
   logger: Logger
 }): EmbedderFor | undefined {
-  const { config, credentials, logger } = deps
+  const { config, accessFor } = deps
   const model = config.embeddingsModel
   if (!model) return undefined
   return (organizationId) => {
-    let stored: Readonly<Record<string, string>> | null = null
-    try {
-      stored = credentials.reveal(organizationId, 'openai')
-    } catch (err) {
-      logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'stored openai credential cannot be decrypted; using the platform embeddings if any')
-    }
-    const apiKey = stored?.api_key ?? config.openaiApiKey
-    if (!apiKey) return undefined
-    const baseURL = stored ? (stored.base_url ?? 'https://api.openai.com/v1') : config.openaiBaseUrl
-    return new OpenAiEmbedder({ apiKey, baseURL, organization: stored?.organization ?? null, model, dimensions: config.embeddingsDimensions, timeoutMs: config.embeddingsTimeoutMs })
+    const access = accessFor(organizationId)
+    if (!access) return undefined
+    return new OpenAiEmbedder({ ...access, model, dimensions: config.embeddingsDimensions, timeoutMs: config.embeddingsTimeoutMs })
   }
 }
 

@@ -133,17 +133,20 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     if (!checked.ok) return json(res, 400, errorBody(checked.message, 'invalid_request_error', null, checked.param), {}, record)
     const failure = failures.shift()
     record.injected.failure = failure ? describe(failure) : null
-    if (failure?.kind === 'status') {
-      const [message, type, code] = STATUS_ERRORS[failure.status] ?? [`Upstream failure ${failure.status}`, 'server_error', null]
-      const headers: Record<string, string> = {}
-      if (failure.retryAfterS !== undefined) headers['retry-after'] = String(failure.retryAfterS)
-      if (failure.retryAfterMs !== undefined) headers['retry-after-ms'] = String(failure.retryAfterMs)
-      return json(res, failure.status, errorBody(failure.message ?? message, type, code), headers, record)
-    }
+    if (failure?.kind === 'status') return statusFailure(res, failure, record)
     if (failure?.kind === 'hang') return
     if (failure?.kind === 'reset' && failure.afterChunks === 0) return reset(res, record)
     const reply = replies.shift() ?? echo(checked.request)
     await answer(res, record, checked.request, reply, failure)
+  }
+
+  /** An injected error status, in OpenAI's error shape, with Retry-After when asked for. */
+  function statusFailure(res: http.ServerResponse, failure: Extract<InjectedFailure, { kind: 'status' }>, record: ReturnType<typeof log>): void {
+    const [message, type, code] = STATUS_ERRORS[failure.status] ?? [`Upstream failure ${failure.status}`, 'server_error', null]
+    const headers: Record<string, string> = {}
+    if (failure.retryAfterS !== undefined) headers['retry-after'] = String(failure.retryAfterS)
+    if (failure.retryAfterMs !== undefined) headers['retry-after-ms'] = String(failure.retryAfterMs)
+    json(res, failure.status, errorBody(failure.message ?? message, type, code), headers, record)
   }
 
   /** Embeddings take the same injected failures, and firstTokenLatencyMs as their whole delay. */
@@ -159,13 +162,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     if (!checked.ok) return json(res, checked.status, checked.body, {}, record)
     const failure = failures.shift()
     record.injected.failure = failure ? describe(failure) : null
-    if (failure?.kind === 'status') {
-      const [message, type, code] = STATUS_ERRORS[failure.status] ?? [`Upstream failure ${failure.status}`, 'server_error', null]
-      const headers: Record<string, string> = {}
-      if (failure.retryAfterS !== undefined) headers['retry-after'] = String(failure.retryAfterS)
-      if (failure.retryAfterMs !== undefined) headers['retry-after-ms'] = String(failure.retryAfterMs)
-      return json(res, failure.status, errorBody(failure.message ?? message, type, code), headers, record)
-    }
+    if (failure?.kind === 'status') return statusFailure(res, failure, record)
     if (failure?.kind === 'hang') return
     if (failure?.kind === 'stall') {
       // Headers, then silence: the body (one JSON document) never comes.

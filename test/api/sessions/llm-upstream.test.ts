@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
 import { startTestApp, type Reply, type TestApp } from '../../helpers/app.js'
 import { expectStatus } from '../../helpers/tenancy-fixtures.js'
-import { useTurnTimeout } from './session-fixtures.js'
+import { CHAT_AGENT, useTurnTimeout } from './session-fixtures.js'
 
 // The real app, the real OpenAiLlm and the OpenAI stand-in over HTTP: how provider trouble reaches
 // the caller of POST …/messages. docs/api.md: an upstream failure → 502 upstream_error / 503
@@ -11,20 +11,7 @@ import { useTurnTimeout } from './session-fixtures.js'
 // the turn is stored, so the same message can be sent again.
 
 const KEY = 'sk-upstream-test-4417'
-const AGENT = {
-  name: 'Chat',
-  definition: {
-    nodes: [
-      { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hi, ask me anything.' } } },
-      { id: 'chat', type: 'conversation', data: { prompt: 'You are a helpful assistant.' } },
-      { id: 'bye', type: 'end' },
-    ],
-    edges: [
-      { id: 'a', source: 'start', target: 'chat' },
-      { id: 'b', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller says goodbye' } },
-    ],
-  },
-}
+
 
 interface Chat {
   a: TestApp
@@ -41,7 +28,7 @@ async function chat(t: Test, env: Record<string, string> = {}): Promise<Chat> {
   const a = await startTestApp({ env: { OZAN_OPENAI_API_KEY: KEY, OZAN_OPENAI_BASE_URL: llm.url, ...env } })
   t.teardown(() => a.close())
   const token = (await a.register()).access_token as string
-  const wf = expectStatus(await a.request('POST', '/api/v1/workflows', { token, body: AGENT }), 201, 'create agent')
+  const wf = expectStatus(await a.request('POST', '/api/v1/workflows', { token, body: CHAT_AGENT }), 201, 'create agent')
   expectStatus(await a.request('POST', `/api/v1/workflows/${wf.id}/publish`, { token }), 200, 'publish')
   const started = expectStatus(await a.request('POST', `/api/v1/workflows/${wf.id}/sessions`, { token }), 201, 'start session')
   const path = `/api/v1/workflows/${wf.id}/sessions/${started.session_id}`

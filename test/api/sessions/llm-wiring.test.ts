@@ -1,22 +1,8 @@
 import t from 'tap'
 import { startOpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
 import { startTestApp, type TestApp } from '../../helpers/app.js'
+import { CHAT_AGENT } from './session-fixtures.js'
 
-// A conversation agent: the reply comes from whichever LLM the organization is wired to.
-const CHAT_AGENT = {
-  name: 'Chat',
-  definition: {
-    nodes: [
-      { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hi, ask me anything.' } } },
-      { id: 'chat', type: 'conversation', data: { prompt: 'You are a helpful assistant.' } },
-      { id: 'bye', type: 'end' },
-    ],
-    edges: [
-      { id: 'a', source: 'start', target: 'chat' },
-      { id: 'b', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller says goodbye' } },
-    ],
-  },
-}
 
 async function session(a: TestApp, token: string) {
   const wf = (await a.request('POST', '/api/v1/workflows', { token, body: CHAT_AGENT })).body

@@ -96,3 +96,19 @@ export async function say(s: Scene, workflowId: string, sessionId: string, text:
 }
 
 export const errorOf = (r: Reply) => ({ status: r.status, code: r.body?.error?.code as string | undefined })
+
+// A conversation agent: the reply comes from whichever LLM the organization is wired to.
+export const CHAT_AGENT = {
+  name: 'Chat',
+  definition: {
+    nodes: [
+      { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hi, ask me anything.' } } },
+      { id: 'chat', type: 'conversation', data: { prompt: 'You are a helpful assistant.' } },
+      { id: 'bye', type: 'end' },
+    ],
+    edges: [
+      { id: 'a', source: 'start', target: 'chat' },
+      { id: 'b', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller says goodbye' } },
+    ],
+  },
+}
