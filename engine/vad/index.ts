@@ -1,0 +1,41 @@
+import { EnergyVadModel, type EnergyVadOptions } from './energy.js'
+import { defaultModelPath, SileroModel } from './silero.js'
+import type { VadModel } from './types.js'
+
+export { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadModel, type VadStream } from './types.js'
+export { SileroModel, defaultModelPath } from './silero.js'
+export { EnergyVad, EnergyVadModel, DEFAULT_ENERGY_VAD, type EnergyVadOptions } from './energy.js'
+export {
+  SpeechDetector,
+  Windower,
+  DEFAULT_SPEECH_DETECTOR,
+  type SpeechDetectorOptions,
+  type SpeechEvent,
+  type SpeechState,
+  type TimedWindow,
+} from './detector.js'
+
+export interface VadLogger {
+  warn(obj: object, msg: string): void
+}
+
+export interface LoadVadOptions {
+  modelPath?: string
+  logger?: VadLogger
+  energy?: Partial<EnergyVadOptions>
+}
+
+/** Silero when its model loads; otherwise the energy detector, so calls still work (less well). */
+export async function loadVad(options: LoadVadOptions = {}): Promise<VadModel> {
+  let modelPath = options.modelPath
+  try {
+    modelPath ??= defaultModelPath()
+    return await SileroModel.load(modelPath)
+  } catch (err) {
+    options.logger?.warn(
+      { err: err instanceof Error ? err.message : String(err), modelPath },
+      'Silero VAD model could not be loaded; falling back to the energy VAD',
+    )
+    return new EnergyVadModel(options.energy)
+  }
+}

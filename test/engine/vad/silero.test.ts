@@ -1,0 +1,112 @@
+import t, { type Test } from 'tap'
+import { concat, skipWithoutEspeak, speak, timeline, whiteNoise, silence, type Segment } from '../../helpers/speech.js'
+import { SpeechDetector, Windower, type SpeechEvent } from '../../../engine/vad/detector.js'
+import { loadVad, SileroModel, type VadStream } from '../../../engine/vad/index.js'
+
+const skip = await skipWithoutEspeak()
+const model = await SileroModel.load()
+t.teardown(() => model.release())
+
+async function probabilities(stream: VadStream, pcm: Int16Array): Promise<number[]> {
+  const out: number[] = []
+  for (const w of new Windower().push(pcm)) out.push(await stream.process(w.samples))
+  return out
+}
+
+async function detect(stream: VadStream, pcm: Int16Array): Promise<SpeechEvent[]> {
+  const detector = new SpeechDetector()
+  const events: SpeechEvent[] = []
+  for (const w of new Windower().push(pcm)) events.push(...detector.process(await stream.process(w.samples), w.endMs))
+  return [...events, ...detector.finish((pcm.length * 1000) / 16000)]
+}
+
+/**
+ * Tolerance of `at` against the true boundary (where espeak-ng's audio starts or ends, trimmed at
+ * −50 dBFS): one window of granularity either way, plus up to two windows late for the model
+ * itself, which needs a voiced sound to rise after a weak h/f onset and lets its probability
+ * fall over a window or two after speech (measured: starts +0…+76 ms, ends −6…+82 ms over
+ * nine en/tr phrases).
+ */
+const EARLY_MS = 32
+const LATE_MS = 32 + 64
+
+function assertBoundaries(t: Test, events: SpeechEvent[], speech: Segment[]): void {
+  t.same(events.map((e) => e.type), speech.flatMap(() => ['speech_start', 'speech_end']), 'one start and one end per utterance')
+  speech.forEach((segment, i) => {
+    for (const [event, truth] of [[events[2 * i], segment.startMs], [events[2 * i + 1], segment.endMs]] as const) {
+      const error = (event?.at ?? NaN) - truth
+      t.ok(error >= -EARLY_MS && error <= LATE_MS, `${event?.type} ${i + 1}: at ${event?.at} ms, truth ${truth} ms (${error >= 0 ? '+' : ''}${error} ms)`)
+    }
+  })
+}
+
+t.test('Silero finds where English and Turkish speech starts and ends', { skip }, async (t) => {
+  const en = await speak('Hello, how can I help you today?', 'en')
+  const tr = await speak('Merhaba, size nasıl yardımcı olabilirim?', 'tr')
+  const { pcm, speech } = timeline(500, en, 800, tr, 500)
+  assertBoundaries(t, await detect(model.stream(), pcm), speech)
+})
+
+t.test('Silero says < 0.2 on silence and low white noise, > 0.5 inside speech', { skip }, async (t) => {
+  const stream = model.stream()
+  t.ok(Math.max(...(await probabilities(stream, silence(2000)))) < 0.2, 'digital silence')
+  for (const levelDb of [-60, -50, -40]) {
+    stream.reset()
+    const max = Math.max(...(await probabilities(stream, whiteNoise(2000, levelDb))))
+    t.ok(max < 0.2, `white noise at ${levelDb} dBFS: max ${max.toFixed(3)}`)
+  }
+  stream.reset()
+  const words = await speak('I would like to book a table for two.', 'en')
+  const p = await probabilities(stream, concat(silence(500), words))
+  // The middle of the utterance: from 0.5 s after it starts to 0.5 s before it ends.
+  const inside = p.slice(Math.ceil(1000 / 32), Math.floor((500 + words.length / 16 - 500) / 32))
+  const median = [...inside].sort((a, b) => a - b)[Math.floor(inside.length / 2)]!
+  t.ok(median > 0.5, `median inside speech ${median.toFixed(3)}`)
+  t.ok(inside.filter((x) => x > 0.5).length / inside.length > 0.8, 'most windows inside speech are above 0.5')
+})
+
+t.test('streams interleaved on one model give what each gives alone', { skip }, async (t) => {
+  const a = timeline(300, await speak('Yes, please.', 'en'), 300).pcm
+  const b = timeline(100, await speak('Evet, teşekkürler.', 'tr'), 500).pcm
+  const aloneA = await probabilities(model.stream(), a)
+  const aloneB = await probabilities(model.stream(), b)
+  const sa = model.stream()
+  const sb = model.stream()
+  const wa = new Windower().push(a)
+  const wb = new Windower().push(b)
+  const together: Array<Promise<number>> = []
+  const pa: Array<Promise<number>> = []
+  const pb: Array<Promise<number>> = []
+  // All calls issued at once, alternating streams: runs overlap in the shared session.
+  for (let i = 0; i < Math.max(wa.length, wb.length); i++) {
+    if (wa[i]) pa.push(sa.process(wa[i]!.samples))
+    if (wb[i]) pb.push(sb.process(wb[i]!.samples))
+  }
+  together.push(...pa, ...pb)
+  await Promise.all(together)
+  t.same(await Promise.all(pa), aloneA)
+  t.same(await Promise.all(pb), aloneB)
+})
+
+t.test('reset gives a stream a fresh state', { skip }, async (t) => {
+  const pcm = timeline(200, await speak('Seven', 'en'), 200).pcm
+  const stream = model.stream()
+  const first = await probabilities(stream, pcm)
+  stream.reset()
+  t.same(await probabilities(stream, pcm), first)
+})
+
+t.test('a window of the wrong size is refused', async (t) => {
+  await t.rejects(async () => model.stream().process(new Int16Array(320)), RangeError)
+})
+
+t.test('loadVad falls back to the energy VAD with a warning', async (t) => {
+  const warnings: string[] = []
+  const vad = await loadVad({ modelPath: '/nonexistent/silero.onnx', logger: { warn: (_obj, msg) => warnings.push(msg) } })
+  t.equal(vad.kind, 'energy')
+  t.equal(warnings.length, 1)
+  t.equal(typeof (await vad.stream().process(new Int16Array(512))), 'number')
+  const silero = await loadVad()
+  t.equal(silero.kind, 'silero')
+  await silero.release()
+})
