@@ -1,0 +1,127 @@
+import type { TurnDecision, TurnEvent, TurnStrategy } from './strategy.js'
+
+export interface EndpointerOptions {
+  /** Silence after speech_end before the turn ends (the agent config's `endpointing_ms`). */
+  silenceMs: number
+  /**
+   * How long after speech_end to wait for the STT to finalize when it lags (no final yet, or words
+   * after the last final). When it passes, the turn ends on the finals plus the last partial.
+   */
+  maxWaitForFinalMs: number
+  /** Emit `preempt` on a stable final during the silence wait (the config's `preemptive_generation`). */
+  preemptive: boolean
+}
+
+export const DEFAULT_ENDPOINTER: EndpointerOptions = { silenceMs: 300, maxWaitForFinalMs: 1500, preemptive: true }
+
+function checkMs(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number of ms ≥ 0, got ${value}`)
+}
+
+/**
+ * The state machine shared by the silence-based strategies; subclasses only say how long to wait
+ * for a given text. Rules:
+ * - The silence clock starts at speech_end and stops at speech_start.
+ * - The turn is "ready" when there is final text, no words after it (no pending partial) and the
+ *   STT has said something since the latest speech_start. Ready + silence ≥ waitMs(text) →
+ *   end_of_turn with the finals.
+ * - STT lag: not ready after max(waitMs, maxWaitForFinalMs) of silence → end_of_turn with the
+ *   finals plus the last partial, so a slow STT never holds the caller hostage. Speech the STT has
+ *   not transcribed yet counts as lag: ending on the earlier finals would cut the user off (and
+ *   preempting them would waste a generation), so a cough after a final costs up to that wait.
+ * - No words at all (VAD fired on noise, STT heard nothing) → no end_of_turn; a late final still
+ *   ends the turn as soon as it arrives, since its silence has already been waited.
+ * - A final with no VAD speech around it (VAD missed a quiet voice) starts the clock itself.
+ * - Preemption: ready and silent → `preempt` once per text; speech_start or any new words while a
+ *   preempt is outstanding → `cancel_preempt` (and a new preempt once ready again).
+ */
+export abstract class Endpointer implements TurnStrategy {
+  protected readonly options: EndpointerOptions
+  private speaking = false
+  private silentSince: number | null = null
+  private finals: string[] = []
+  private partial = ''
+  /** The STT has produced words since the latest speech_start. */
+  private heard = false
+  private preempted: string | null = null
+
+  constructor(options: Partial<EndpointerOptions> = {}) {
+    this.options = { ...DEFAULT_ENDPOINTER, ...options }
+    checkMs('silenceMs', this.options.silenceMs)
+    checkMs('maxWaitForFinalMs', this.options.maxWaitForFinalMs)
+  }
+
+  /** Silence (ms) to wait after speech that produced `text`. */
+  protected abstract waitMs(text: string): number
+
+  handle(event: TurnEvent): TurnDecision[] {
+    const out: TurnDecision[] = []
+    switch (event.type) {
+      case 'speech_start':
+        this.speaking = true
+        this.silentSince = null
+        this.heard = false
+        this.cancel(event.at, out)
+        break
+      case 'speech_end':
+        this.speaking = false
+        this.silentSince = event.at
+        break
+      case 'transcript': {
+        const text = event.text.replace(/\s+/g, ' ').trim()
+        if (event.final) {
+          if (text) this.finals.push(text)
+          this.partial = ''
+        } else this.partial = text
+        if (!text) break
+        this.heard = true
+        // Finals only ever add words, and a partial after a final is a new segment: either way
+        // the user went on, so whatever was preempted is stale.
+        this.cancel(event.at, out)
+        if (!this.speaking && this.silentSince === null) this.silentSince = event.at
+        break
+      }
+      case 'tick':
+        break
+    }
+    this.evaluate(event.at, out)
+    return out
+  }
+
+  reset(): void {
+    // `speaking` mirrors the VAD, which keeps running; only the turn is forgotten.
+    this.silentSince = null
+    this.finals = []
+    this.partial = ''
+    this.heard = false
+    this.preempted = null
+  }
+
+  private evaluate(at: number, out: TurnDecision[]): void {
+    if (this.speaking || this.silentSince === null) return
+    const silentMs = at - this.silentSince
+    const finalText = this.finals.join(' ')
+    if (finalText && !this.partial && this.heard) {
+      if (silentMs >= this.waitMs(finalText)) return this.end(at, finalText, out)
+      if (this.options.preemptive && this.preempted !== finalText) {
+        this.preempted = finalText
+        out.push({ type: 'preempt', text: finalText, at })
+      }
+      return
+    }
+    const text = [finalText, this.partial].filter(Boolean).join(' ')
+    if (text && silentMs >= Math.max(this.waitMs(text), this.options.maxWaitForFinalMs)) this.end(at, text, out)
+  }
+
+  private end(at: number, text: string, out: TurnDecision[]): void {
+    if (this.preempted !== text) this.cancel(at, out)
+    out.push({ type: 'end_of_turn', at, text, waitedMs: at - (this.silentSince ?? at) })
+    this.reset()
+  }
+
+  private cancel(at: number, out: TurnDecision[]): void {
+    if (this.preempted === null) return
+    this.preempted = null
+    out.push({ type: 'cancel_preempt', at })
+  }
+}

@@ -1,0 +1,7 @@
+export type { TurnEvent, TurnDecision, TurnStrategy } from './strategy.js'
+export { Endpointer, DEFAULT_ENDPOINTER, type EndpointerOptions } from './endpointer.js'
+export { SilenceStrategy, type SilenceOptions } from './silence.js'
+export { TextAdaptiveStrategy, DEFAULT_TEXT_ADAPTIVE, type TextAdaptiveOptions } from './text-adaptive.js'
+export { textCue, CONTINUATION_WORDS, type TextCue } from './text-cues.js'
+export { isBackchannel, BACKCHANNELS, MAX_BACKCHANNEL_WORDS } from './backchannels.js'
+export { BargeIn, DEFAULT_BARGE_IN, type BargeInEvent, type BargeInDecision, type BargeInOptions } from './barge-in.js'

@@ -1,0 +1,32 @@
+/**
+ * The contract every end-of-turn strategy implements. Strategies are pure and synchronous: time
+ * comes in as numbers (ms, one clock for every event) and decisions go out as data, so the
+ * realtime pipeline, tests and the bench drive them the same way (CONVENTIONS: pure cores).
+ */
+
+/** What the strategy hears: VAD edges, STT results, and a tick per audio frame (20 ms). */
+export type TurnEvent =
+  | { type: 'speech_start'; at: number }
+  /** `at` is when the speech stopped, not when the VAD noticed (its hangover is already subtracted). */
+  | { type: 'speech_end'; at: number }
+  /** A partial replaces the previous partial; a final commits the segment and clears the partial. */
+  | { type: 'transcript'; text: string; final: boolean; at: number }
+  | { type: 'tick'; at: number }
+
+/**
+ * What the pipeline must do.
+ * - `preempt`: start the LLM now on `text`; hold its output (do not speak it yet).
+ * - `cancel_preempt`: the user went on; abort and discard the preempted generation.
+ * - `end_of_turn`: the user is done. If a `preempt` came before it with no `cancel_preempt` in
+ *   between, its text equals this `text`: keep that generation and speak it.
+ */
+export type TurnDecision =
+  | { type: 'end_of_turn'; at: number; text: string; waitedMs: number }
+  | { type: 'preempt'; text: string; at: number }
+  | { type: 'cancel_preempt'; at: number }
+
+export interface TurnStrategy {
+  handle(event: TurnEvent): TurnDecision[]
+  /** Forget the current turn (e.g. the call moved on, or the agent took the turn itself). */
+  reset(): void
+}

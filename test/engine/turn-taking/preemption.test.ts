@@ -1,0 +1,74 @@
+import t from 'tap'
+import { SilenceStrategy, TextAdaptiveStrategy, type TurnStrategy } from '../../../engine/turn-taking/index.js'
+import { drive, final, partial, speech } from './drive.js'
+
+const strategies: Array<[string, () => TurnStrategy]> = [
+  ['silence', () => new SilenceStrategy()],
+  ['text-adaptive', () => new TextAdaptiveStrategy()],
+]
+
+for (const [name, make] of strategies) {
+  t.test(`${name}: a stable final during the silence preempts once, and the turn keeps it`, async (t) => {
+    const out = drive(make(), [...speech(0, 1000), final('book me for Friday', 1040)], 3000)
+    t.same(out, [
+      { type: 'preempt', text: 'book me for Friday', at: 1040 },
+      { type: 'end_of_turn', at: 1300, text: 'book me for Friday', waitedMs: 300 },
+    ])
+  })
+
+  t.test(`${name}: a final before speech_end preempts at speech_end`, async (t) => {
+    const out = drive(make(), [...speech(0, 1000), final('book me for Friday', 900)], 3000)
+    t.match(out, [{ type: 'preempt', at: 1000 }, { type: 'end_of_turn', at: 1300 }])
+  })
+
+  t.test(`${name}: the user going on cancels the preempt, and the new text is preempted again`, async (t) => {
+    const script = [...speech(0, 1000), final('book me for Friday', 1040), ...speech(1200, 1800), final('at noon', 1850)]
+    t.same(drive(make(), script, 4000), [
+      { type: 'preempt', text: 'book me for Friday', at: 1040 },
+      { type: 'cancel_preempt', at: 1200 },
+      { type: 'preempt', text: 'book me for Friday at noon', at: 1850 },
+      { type: 'end_of_turn', at: 2100, text: 'book me for Friday at noon', waitedMs: 300 },
+    ])
+  })
+
+  t.test(`${name}: speech the STT has not transcribed yet is waited for, not preempted on stale text`, async (t) => {
+    const script = [...speech(0, 1000), final('yes', 1040), ...speech(1100, 1200)]
+    t.same(drive(make(), script, 3000), [
+      { type: 'preempt', text: 'yes', at: 1040 },
+      { type: 'cancel_preempt', at: 1100 },
+      { type: 'end_of_turn', at: 2700, text: 'yes', waitedMs: 1500 },
+    ], 'no words came (a cough): the turn ends on the earlier final after maxWaitForFinalMs')
+    const words = drive(make(), [...script, final('please', 1350)], 3000)
+    t.same(words.slice(2), [
+      { type: 'preempt', text: 'yes please', at: 1350 },
+      { type: 'end_of_turn', at: 1500, text: 'yes please', waitedMs: 300 },
+    ], 'the words came: preempt on them and end on time')
+  })
+
+  t.test(`${name}: new words without a VAD edge (a partial) cancel the preempt`, async (t) => {
+    const script = [...speech(0, 1000), final('call me', 1020), partial('tomorrow', 1100)]
+    const out = drive(make(), script, 4000)
+    t.same(out.slice(0, 2), [{ type: 'preempt', text: 'call me', at: 1020 }, { type: 'cancel_preempt', at: 1100 }])
+    t.match(out.slice(2), [{ type: 'end_of_turn', text: 'call me tomorrow', at: 2500 }], 'STT lag: ends with the partial')
+  })
+
+  t.test(`${name}: no preempt while the user is still speaking, or when disabled`, async (t) => {
+    const s = make()
+    t.same(s.handle({ type: 'speech_start', at: 0 }), [])
+    t.same(s.handle(final('hello', 300)), [])
+    t.same(s.handle({ type: 'tick', at: 320 }), [])
+    const off = name === 'silence' ? new SilenceStrategy({ preemptive: false }) : new TextAdaptiveStrategy({ preemptive: false })
+    t.match(drive(off, [...speech(0, 1000), final('hello', 1020)], 3000), [{ type: 'end_of_turn' }])
+  })
+}
+
+t.test('text-adaptive: a question preempts and ends sooner; a trailing filler preempts and waits longer', async (t) => {
+  t.same(drive(new TextAdaptiveStrategy(), [...speech(0, 1000), final('Is it open?', 1020)], 3000), [
+    { type: 'preempt', text: 'Is it open?', at: 1020 },
+    { type: 'end_of_turn', at: 1180, text: 'Is it open?', waitedMs: 180 },
+  ])
+  t.same(drive(new TextAdaptiveStrategy(), [...speech(0, 1000), final('Yani şey', 1020)], 3000), [
+    { type: 'preempt', text: 'Yani şey', at: 1020 },
+    { type: 'end_of_turn', at: 1600, text: 'Yani şey', waitedMs: 600 },
+  ])
+})
