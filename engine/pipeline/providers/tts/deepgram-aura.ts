@@ -1,0 +1,86 @@
+/**
+ * Deepgram Aura through `@deepgram/sdk` v5's REST speak endpoint (`POST /v1/speak`). We ask for
+ * headerless linear16 at the engine's own rate (16 kHz, container none), so the body is our format
+ * already and only needs cutting at whole samples: network reads end on odd bytes.
+ * The generated client is used rather than the SDK's default export, whose wrapper would read
+ * DEEPGRAM_ACCESS_TOKEN from the environment; here every setting is explicit.
+ */
+import { DeepgramError, DeepgramTimeoutError, DefaultDeepgramClient } from '@deepgram/sdk'
+import { SAMPLE_RATE } from '../../../audio/format.js'
+import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
+import { pcmDecoder } from './pcm-stream.js'
+import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
+
+export interface DeepgramAuraOptions {
+  apiKey: string
+  /** Without a path: the SDK appends /v1/speak. */
+  baseUrl: string
+  /** The model is the voice at Deepgram (`aura-2-thalia-en`). */
+  voice: string
+  /** Deepgram's limit on `text`. */
+  maxTextChars: number
+  timeoutMs: number
+  idleTimeoutMs: number
+}
+
+export const DEFAULT_DEEPGRAM_AURA_OPTIONS = {
+  baseUrl: 'https://api.deepgram.com',
+  voice: 'aura-2-thalia-en',
+  maxTextChars: 2000,
+  timeoutMs: 10_000,
+  idleTimeoutMs: 10_000,
+} as const satisfies Omit<DeepgramAuraOptions, 'apiKey'>
+
+export class DeepgramAuraTts implements TtsProvider {
+  readonly name = 'deepgram'
+  readonly options: Readonly<Omit<DeepgramAuraOptions, 'apiKey'>>
+  private readonly apiKey: string
+  private readonly who: string
+  private readonly client: DefaultDeepgramClient
+
+  constructor(options: Partial<DeepgramAuraOptions> & { apiKey: string }) {
+    const { apiKey, ...rest } = { ...DEFAULT_DEEPGRAM_AURA_OPTIONS, ...options }
+    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('DeepgramAuraTts: apiKey is required')
+    this.who = `Deepgram Aura at ${hostOf('DeepgramAuraTts', rest.baseUrl)}`
+    for (const k of ['timeoutMs', 'idleTimeoutMs', 'maxTextChars'] as const) {
+      if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`DeepgramAuraTts: ${k} must be > 0`)
+    }
+    this.options = rest
+    this.apiKey = apiKey
+    this.client = new DefaultDeepgramClient({
+      apiKey, baseUrl: rest.baseUrl, maxRetries: 0,
+      // The SDK's timeout stops at the response headers; the first-byte watchdog is ours.
+      timeoutInSeconds: Math.ceil(rest.timeoutMs / 1000),
+      logging: { silent: true },
+    })
+  }
+
+  async *synthesize(text: string, o: SynthesizeOptions): AsyncGenerator<Int16Array> {
+    const opts = this.options
+    checkText(this.who, text, opts.maxTextChars)
+    const open = async (signal: AbortSignal) => {
+      const res = await this.client.speak.v1.audio.generate(
+        { text, model: o.voice || opts.voice, encoding: 'linear16', sample_rate: SAMPLE_RATE, container: 'none' },
+        { abortSignal: signal, maxRetries: 0 },
+      )
+      return res.stream()
+    }
+    yield* streamHttpAudio(open, pcmDecoder(SAMPLE_RATE), { signal: o.signal, timeoutMs: opts.timeoutMs, idleTimeoutMs: opts.idleTimeoutMs, who: this.who, toError: (err) => this.toError(err) })
+  }
+
+  private toError(err: unknown): TtsError {
+    if (err instanceof DeepgramTimeoutError) return new TtsError('tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, true)
+    if (err instanceof DeepgramError && err.statusCode !== undefined) {
+      // Deepgram's error body: { err_code, err_msg, request_id }.
+      const body = err.body as { err_msg?: unknown; err_code?: unknown } | undefined
+      const detail = scrub(typeof body?.err_msg === 'string' ? body.err_msg : `HTTP ${err.statusCode}`, this.apiKey)
+      return statusError(this.who, err.statusCode, detail)
+    }
+    if (err instanceof DeepgramError) {
+      // No status: the request never got an answer (refused, reset, DNS).
+      const cause = err.cause instanceof Error ? ` (${(err.cause as { code?: string }).code ?? err.cause.message})` : ''
+      return new TtsError('tts_unavailable', `${this.who} could not be reached: ${scrub(err.message + cause, this.apiKey)}`, true)
+    }
+    return new TtsError('tts_failed', `${this.who} broke off the audio stream: ${scrub(err instanceof Error ? err.message : String(err), this.apiKey)}`, true)
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * What the HTTP providers share: open a request, read its body as it streams, decode and resample,
+ * yield. One place owns barge-in (the caller's signal aborts the request and the body), the
+ * first-byte and idle timeouts (the SDKs' own timeouts stop at the response headers), and closing
+ * the stream whatever ended the iteration.
+ */
+import type { AudioDecoder } from './pcm-stream.js'
+import { TtsError } from './types.js'
+
+export interface HttpAudioOptions {
+  signal: AbortSignal
+  /** Until the first body bytes. */
+  timeoutMs: number
+  /** Between two body reads; time the consumer holds a chunk does not count. */
+  idleTimeoutMs: number
+  /** "The OpenAI speech provider at api.openai.com": the start of every message. */
+  who: string
+  /** Maps what the SDK threw (status, connection) to a TtsError. */
+  toError(err: unknown): TtsError
+}
+
+export async function* streamHttpAudio(
+  open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array> | null>,
+  decoder: AudioDecoder,
+  o: HttpAudioOptions,
+): AsyncGenerator<Int16Array> {
+  o.signal.throwIfAborted()
+  const ac = new AbortController()
+  const onAbort = () => ac.abort(o.signal.reason)
+  o.signal.addEventListener('abort', onAbort, { once: true })
+  let fired: 'first' | 'idle' | null = null
+  let timer: NodeJS.Timeout | undefined
+  const arm = (phase: 'first' | 'idle', ms: number) => {
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      fired = phase
+      ac.abort()
+    }, ms)
+  }
+  try {
+    arm('first', o.timeoutMs)
+    const body = await open(ac.signal)
+    if (!body) throw new TtsError('tts_failed', `${o.who} answered without an audio body`, true)
+    const reader = body.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      const out = decoder.push(value)
+      if (out.length) {
+        clearTimeout(timer)
+        yield out
+      }
+      arm('idle', o.idleTimeoutMs)
+    }
+    const tail = decoder.end()
+    if (tail.length) yield tail
+  } catch (err) {
+    o.signal.throwIfAborted()
+    if (fired === 'first') throw new TtsError('tts_timeout', `${o.who} sent no audio within ${o.timeoutMs} ms`, true)
+    if (fired === 'idle') throw new TtsError('tts_timeout', `${o.who} stopped streaming audio for ${o.idleTimeoutMs} ms`, true)
+    if (err instanceof TtsError) throw err
+    if (err instanceof RangeError) throw new TtsError('tts_failed', `${o.who} sent audio we cannot read: ${err.message}`, false)
+    throw o.toError(err)
+  } finally {
+    clearTimeout(timer)
+    o.signal.removeEventListener('abort', onAbort)
+    // Closes the HTTP stream whatever ended the iteration (a consumer's break included).
+    ac.abort()
+  }
+}
+
+/** Removes the key, and anything shaped like a secret key, from provider text. */
+export function scrub(text: string, apiKey: string): string {
+  const out = apiKey ? text.split(apiKey).join('[redacted]') : text
+  return out.replace(/\bsk-[\w*-]{4,}/g, '[redacted]').slice(0, 300)
+}
+
+/** The status classes every HTTP TTS provider shares; `detail` is the provider's own (scrubbed) words. */
+export function statusError(who: string, status: number, detail: string, quotaExhausted = false): TtsError {
+  if (status === 401 || status === 403) {
+    // The provider's text may quote part of the key, so it is left out.
+    return new TtsError('tts_failed', `${who} refused the API key (HTTP ${status})`, false, status)
+  }
+  if (status === 408) return new TtsError('tts_timeout', `${who} timed out the request (HTTP 408)`, true, status)
+  if (status === 429) return new TtsError('tts_failed', `${who} is rate limiting requests (HTTP 429): ${detail}`, !quotaExhausted, status)
+  if (status >= 500) return new TtsError('tts_failed', `${who} failed (HTTP ${status}): ${detail}`, true, status)
+  return new TtsError('tts_failed', `${who} refused the request (HTTP ${status}): ${detail}`, false, status)
+}
+
+/** Validates a base URL up front, as constructors do, and returns its host for messages. */
+export function hostOf(ctor: string, baseURL: string): string {
+  let url: URL
+  try {
+    url = new URL(baseURL)
+  } catch {
+    throw new TypeError(`${ctor}: base URL is not a URL`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`${ctor}: base URL must be http or https`)
+  return url.host
+}

@@ -1,0 +1,6 @@
+export { TtsError, checkText, type TtsErrorCode, type TtsProvider, type SynthesizeOptions } from './types.js'
+export { EspeakTts, DEFAULT_ESPEAK_OPTIONS, type EspeakOptions } from './espeak.js'
+export { OpenAiSpeechTts, DEFAULT_OPENAI_SPEECH_OPTIONS, type OpenAiSpeechOptions } from './openai-speech.js'
+export { DeepgramAuraTts, DEFAULT_DEEPGRAM_AURA_OPTIONS, type DeepgramAuraOptions } from './deepgram-aura.js'
+export { TtsCache, DEFAULT_TTS_CACHE_OPTIONS, type TtsCacheOptions } from './cache.js'
+export { Pcm16Framer, WavStreamReader, pcmDecoder, wavDecoder, type AudioDecoder, type WavFormat } from './pcm-stream.js'

@@ -1,0 +1,148 @@
+/**
+ * Pure, synchronous cores that turn a byte stream of audio into engine-format chunks: network and
+ * pipe reads split anywhere (an odd byte count included), a streamed WAV puts its header in the
+ * first bytes with a placeholder size, and providers speak at 22.05 or 24 kHz. Each core takes
+ * bytes in and gives samples out, with an explicit end().
+ */
+import { pcmFromBytes } from '../../../audio/pcm.js'
+import { downmix } from '../../../audio/wav.js'
+import { Resampler } from '../../../audio/resample.js'
+import { SAMPLE_RATE } from '../../../audio/format.js'
+
+/** Cuts a byte stream into whole little-endian 16-bit frames, carrying a partial frame to the next push. */
+export class Pcm16Framer {
+  private carry: Buffer = Buffer.alloc(0)
+
+  /** `channels` interleaved samples make one frame; only whole frames leave. */
+  constructor(private readonly channels = 1) {}
+
+  push(bytes: Uint8Array): Int16Array {
+    const all = this.carry.length ? Buffer.concat([this.carry, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const frameBytes = 2 * this.channels
+    const whole = all.length - (all.length % frameBytes)
+    // Copied: the caller may reuse `bytes`, and the carry must not alias it.
+    this.carry = Buffer.from(all.subarray(whole))
+    return whole ? pcmFromBytes(all.subarray(0, whole)) : new Int16Array(0)
+  }
+
+  /** Bytes left over at the end: a truncated last frame, which is dropped (it is under 0.1 ms). */
+  end(): number {
+    const left = this.carry.length
+    this.carry = Buffer.alloc(0)
+    return left
+  }
+}
+
+export interface WavFormat {
+  sampleRate: number
+  channels: number
+}
+
+/** Headers larger than this are not a WAV we can stream (real ones are 44–100 bytes). */
+const MAX_HEADER_BYTES = 64 * 1024
+
+/**
+ * Reads a streamed RIFF/WAVE: the header from the first bytes (whatever size it claims, since
+ * streamers write 0, 0xFFFFFFFF or espeak-ng's 0x7FFFF000 before they know it), then mono samples.
+ */
+export class WavStreamReader {
+  format: WavFormat | null = null
+  private head: Buffer = Buffer.alloc(0)
+  private framer: Pcm16Framer | null = null
+  /** Data bytes still expected when the header gave a real size; Infinity when it did not. */
+  private remaining = Infinity
+
+  push(bytes: Uint8Array): Int16Array {
+    if (!this.framer) {
+      this.head = Buffer.concat([this.head, bytes])
+      const parsed = parseHeader(this.head)
+      if (!parsed) {
+        if (this.head.length > MAX_HEADER_BYTES) throw new RangeError('WAV header not found in the first 64 KiB')
+        return new Int16Array(0)
+      }
+      this.format = parsed.format
+      this.framer = new Pcm16Framer(parsed.format.channels)
+      // 0 and the 0xFFFFFFFF/0x7FFFF000 placeholders mean "until the stream ends".
+      this.remaining = parsed.dataBytes === 0 || parsed.dataBytes >= 0x7fff_f000 ? Infinity : parsed.dataBytes
+      bytes = this.head.subarray(parsed.dataOffset)
+      this.head = Buffer.alloc(0)
+    }
+    if (this.remaining !== Infinity) {
+      bytes = bytes.subarray(0, this.remaining)
+      this.remaining -= bytes.length
+    }
+    const frames = this.framer.push(bytes)
+    const channels = this.format!.channels
+    return channels === 1 ? frames : downmix(frames, channels)
+  }
+
+  /** Throws when the stream ended before a complete header. */
+  end(): void {
+    if (!this.framer) throw new RangeError('the stream ended inside the WAV header')
+    this.framer.end()
+  }
+}
+
+function parseHeader(b: Buffer): { format: WavFormat; dataOffset: number; dataBytes: number } | null {
+  if (b.length < 12) return null
+  if (b.toString('latin1', 0, 4) !== 'RIFF' || b.toString('latin1', 8, 12) !== 'WAVE') throw new RangeError('not a RIFF/WAVE stream')
+  let format: WavFormat | null = null
+  for (let at = 12; at + 8 <= b.length; ) {
+    const id = b.toString('latin1', at, at + 4)
+    const size = b.readUInt32LE(at + 4)
+    if (id === 'data') {
+      if (!format) throw new RangeError('WAV data chunk before its fmt chunk')
+      return { format, dataOffset: at + 8, dataBytes: size }
+    }
+    if (at + 8 + size > b.length) return null
+    if (id === 'fmt ') {
+      const audioFormat = b.readUInt16LE(at + 8)
+      const bits = b.readUInt16LE(at + 22)
+      // 1 = integer PCM; 0xFFFE = WAVE_FORMAT_EXTENSIBLE, whose subformat we trust to be PCM at 16 bits.
+      if ((audioFormat !== 1 && audioFormat !== 0xfffe) || bits !== 16) throw new RangeError(`WAV format ${audioFormat} at ${bits} bits is not 16-bit PCM`)
+      format = { channels: b.readUInt16LE(at + 10), sampleRate: b.readUInt32LE(at + 12) }
+      if (format.channels < 1 || format.sampleRate < 1) throw new RangeError('WAV fmt chunk has no channels or no rate')
+    }
+    // RIFF chunks are padded to an even size.
+    at += 8 + size + (size % 2)
+  }
+  return null
+}
+
+/** Bytes in, engine-format samples (16 kHz mono) out; end() returns what the filters held back. */
+export interface AudioDecoder {
+  push(bytes: Uint8Array): Int16Array
+  /** Throws a RangeError when the stream ended inside a WAV header. */
+  end(): Int16Array
+}
+
+/** Headerless PCM16 mono at a known rate (OpenAI's `pcm` is 24 kHz; Deepgram's linear16 is what we ask). */
+export function pcmDecoder(rateHz: number): AudioDecoder {
+  const framer = new Pcm16Framer(1)
+  const resampler = new Resampler(rateHz, SAMPLE_RATE)
+  return {
+    push: (bytes) => resampler.push(framer.push(bytes)),
+    end: () => {
+      framer.end()
+      return resampler.flush()
+    },
+  }
+}
+
+/** A streamed WAV at whatever rate and channel count its header declares. */
+export function wavDecoder(): AudioDecoder {
+  const wav = new WavStreamReader()
+  let resampler: Resampler | null = null
+  return {
+    push: (bytes) => {
+      const samples = wav.push(bytes)
+      if (!wav.format) return samples
+      resampler ??= new Resampler(wav.format.sampleRate, SAMPLE_RATE)
+      return resampler.push(samples)
+    },
+    end: () => {
+      wav.end()
+      return resampler?.flush() ?? new Int16Array(0)
+    },
+  }
+}

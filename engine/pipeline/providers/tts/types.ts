@@ -1,0 +1,55 @@
+/**
+ * The TTS stage's contract. A provider turns one piece of text into audio in the engine's format
+ * (engine/audio/format.ts: PCM16 mono 16 kHz) and yields it as it arrives, so playout can start on
+ * the first chunk instead of the whole clip. Barge-in is the `signal`: on abort a provider stops its
+ * work (process, HTTP stream) and its iterator rejects with `signal.reason`.
+ */
+export interface SynthesizeOptions {
+  /** A provider-specific voice; when absent the provider picks one for `language`, else its default. */
+  voice?: string
+  /** BCP 47-ish tag (`tr`, `en`, `en-US`). */
+  language?: string
+  signal: AbortSignal
+}
+
+export interface TtsProvider {
+  /** Stable id (`espeak`, `openai`, `deepgram`), part of the cache key. */
+  readonly name: string
+  /** 16 kHz mono Int16Array chunks; the first as early as the provider can produce it. */
+  synthesize(text: string, o: SynthesizeOptions): AsyncIterable<Int16Array>
+}
+
+/**
+ * tts_unavailable: the provider cannot be reached or run (binary missing, connection refused);
+ * tts_failed: it answered with a failure or the request is invalid (bad voice, too long, 4xx/5xx);
+ * tts_timeout: nothing (or nothing more) arrived in time.
+ */
+export type TtsErrorCode = 'tts_unavailable' | 'tts_failed' | 'tts_timeout'
+
+export class TtsError extends Error {
+  override readonly name = 'TtsError'
+  readonly category = 'tts' as const
+
+  constructor(
+    readonly code: TtsErrorCode,
+    message: string,
+    /** Whether the same request may succeed if tried again (or on another provider). */
+    readonly retryable: boolean,
+    /** The provider's HTTP status, when it answered with one. */
+    readonly upstreamStatus?: number,
+  ) {
+    super(message)
+  }
+
+  /** The engine's error frame payload for this failure (errors travel as frames, not throws). */
+  toEvent(): { kind: 'error'; code: TtsErrorCode; message: string; retryable: boolean } {
+    return { kind: 'error', code: this.code, message: this.message, retryable: this.retryable }
+  }
+}
+
+/** Shared input rule: providers refuse text over their limit rather than truncate what is said. */
+export function checkText(provider: string, text: string, maxChars: number): void {
+  if (text.length > maxChars) {
+    throw new TtsError('tts_failed', `${provider}: text of ${text.length} characters exceeds the ${maxChars}-character limit; split it into sentences`, false)
+  }
+}
