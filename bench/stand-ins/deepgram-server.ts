@@ -1,0 +1,327 @@
+/**
+ * A local stand-in for Deepgram live transcription (`wss://api.deepgram.com/v1/listen`), speaking
+ * its wire protocol so `@deepgram/sdk` runs its real code paths. It cannot recognize speech: the
+ * test or bench scripts the transcript of each coming utterance, and the stand-in finds the
+ * utterances in the audio it receives by energy, so the timing is real: interim Results (growing
+ * prefixes of the scripted text) while speech flows, a final once `endpointing` ms of silence have
+ * arrived, or at once on Finalize. Every exchange is logged with what the stand-in injected.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { performance } from 'node:perf_hooks'
+import { randomUUID } from 'node:crypto'
+import { WebSocketServer, type WebSocket, type RawData } from 'ws'
+import { pcmFromBytes, rms } from '../../engine/audio/index.js'
+
+export interface ScriptedUtterance {
+  text: string
+  /** Speech end → final for this utterance, overriding `finalLatencyMs`. */
+  latencyMs?: number
+}
+
+/** One failure, used by the next connection. */
+export type DeepgramFailure =
+  /** Refuses the WebSocket upgrade with this HTTP status and Deepgram's error body. */
+  | { kind: 'reject'; status: number }
+  /** Closes the socket with `code` once `afterAudioMs` of audio arrived (0: at the first audio). */
+  | { kind: 'close'; code: number; reason?: string; afterAudioMs?: number }
+  /** Accepts, then never sends anything, never closes, ignores Finalize and CloseStream. */
+  | { kind: 'hang' }
+
+export interface UtteranceLog {
+  text: string
+  /** No utterance was scripted: the transcript is empty. */
+  unscripted: boolean
+  /** Audio time (ms since the stream's first sample) of speech start and end. */
+  speechStartMs: number
+  speechEndMs: number
+  /** performance.now() when the last speech audio arrived, and when the final was sent. */
+  speechEndAt: number
+  finalSentAt: number
+  /** The processing delay the stand-in chose for this final (it waits at least this long after speechEndAt). */
+  injectedLatencyMs: number
+  endedBy: 'endpointing' | 'finalize' | 'close_stream'
+}
+
+export type SessionOutcome = 'rejected' | 'completed' | 'client_closed' | 'server_closed'
+
+export interface DeepgramSession {
+  at: number
+  query: URLSearchParams
+  /** How the key came: `Authorization: Token …` header, or the `token, <key>` subprotocol browsers use. */
+  auth: 'header' | 'subprotocol' | null
+  authorized: boolean
+  failure: string | null
+  audioBytes: number
+  keepAlives: number
+  finalizes: number
+  closeStreams: number
+  utterances: UtteranceLog[]
+  /** Every JSON message sent, in order. */
+  sent: Array<Record<string, unknown>>
+  outcome: SessionOutcome | undefined
+  /** The close code of the WebSocket (or the HTTP status of a refused upgrade). */
+  closeCode: number | undefined
+  ended: Promise<SessionOutcome>
+}
+
+export interface DeepgramStandInOptions {
+  apiKey: string
+  host?: string
+  port?: number
+  /** Speech end → final: a fixed delay, or a log-normal spread (default p50 250, p95 300). */
+  finalLatencyMs?: number | { p50: number; p95: number }
+  /** Audio ms of speech between interim results (default 250). */
+  interimEveryMs?: number
+  /** Pauses shorter than this never end an utterance (it cannot tell words apart); default 200. */
+  minPauseMs?: number
+  /** RMS (0..1) of a 10 ms block above which it counts as speech; default 0.02. */
+  speechThreshold?: number
+  /** Deepgram closes (1011, NET-0001) after this long without audio or KeepAlive; default 10 000. */
+  idleTimeoutMs?: number
+  /** Seed for the latency spread, so a bench run can be repeated. */
+  seed?: number
+}
+
+export interface DeepgramStandIn {
+  /** Origin to give the SDK as baseUrl: ws://127.0.0.1:<port> */
+  url: string
+  sessions: DeepgramSession[]
+  script(...utterances: Array<ScriptedUtterance | string>): void
+  fail(...failures: DeepgramFailure[]): void
+  close(): Promise<void>
+}
+
+const BLOCK = 160 // 10 ms at 16 kHz
+const MODEL_INFO = { name: 'general-nova-3', version: '2025-01-01.0', arch: 'nova-3' }
+
+export async function startDeepgramStandIn(options: DeepgramStandInOptions): Promise<DeepgramStandIn> {
+  const script: ScriptedUtterance[] = []
+  const failures: DeepgramFailure[] = []
+  const sessions: DeepgramSession[] = []
+  const latency = latencySampler(options.finalLatencyMs ?? { p50: 250, p95: 300 }, options.seed ?? 1)
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => (p.has('token') ? 'token' : false) })
+  const server = http.createServer((_req, res) => {
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ err_code: 'NOT_FOUND', err_msg: 'Not found.' }))
+  })
+  const sockets = new Set<WebSocket>()
+
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://stand-in')
+    const { auth, key } = credentials(req)
+    const failure = url.pathname === '/v1/listen' ? failures.shift() : undefined
+    let settle!: (o: SessionOutcome) => void
+    const session: DeepgramSession = {
+      at: performance.now(), query: url.searchParams, auth, authorized: key === options.apiKey, failure: failure ? JSON.stringify(failure) : null,
+      audioBytes: 0, keepAlives: 0, finalizes: 0, closeStreams: 0, utterances: [], sent: [], outcome: undefined, closeCode: undefined,
+      ended: new Promise((r) => (settle = r)),
+    }
+    const refuse = (status: number, err_code: string, err_msg: string) => {
+      session.outcome = 'rejected'
+      session.closeCode = status
+      settle('rejected')
+      const body = JSON.stringify({ err_code, err_msg, request_id: randomUUID() })
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    }
+    if (url.pathname !== '/v1/listen') return refuse(404, 'NOT_FOUND', 'Not found.')
+    sessions.push(session)
+    if (!session.authorized) return refuse(401, 'INVALID_AUTH', 'Invalid credentials.')
+    if (failure?.kind === 'reject') return refuse(failure.status, failure.status === 401 ? 'INVALID_AUTH' : 'INJECTED', 'Injected failure.')
+    const q = url.searchParams
+    const encoding = q.get('encoding')
+    if (encoding !== null && encoding !== 'linear16') return refuse(400, 'INVALID_QUERY_PARAMETER', 'The stand-in decodes only linear16.')
+    if (encoding !== null && q.get('sample_rate') === null) return refuse(400, 'INVALID_QUERY_PARAMETER', 'sample_rate is required with encoding.')
+    if ((q.get('channels') ?? '1') !== '1') return refuse(400, 'INVALID_QUERY_PARAMETER', 'The stand-in accepts one channel.')
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws)
+      ws.on('close', () => sockets.delete(ws))
+      runSession(ws, session, settle, failure, q)
+    })
+  })
+
+  function runSession(ws: WebSocket, s: DeepgramSession, settle: (o: SessionOutcome) => void, failure: DeepgramFailure | undefined, q: URLSearchParams): void {
+    const requestId = randomUUID()
+    const sampleRate = Number(q.get('sample_rate') ?? 16_000)
+    const ep = q.get('endpointing')
+    const endpointingMs = ep === 'false' ? Infinity : ep === null ? 10 : Number(ep)
+    const pauseMs = Math.max(endpointingMs, options.minPauseMs ?? 200)
+    const interimEveryMs = options.interimEveryMs ?? 250
+    const interims = q.get('interim_results') === 'true'
+    const utteranceEndMs = q.get('utterance_end_ms')
+    const threshold = options.speechThreshold ?? 0.02
+    const hang = failure?.kind === 'hang'
+    const closeAt = failure?.kind === 'close' ? failure : undefined
+    let serverClosed = false
+    let samples = 0 // audio received, in samples (at sampleRate)
+    let carry = new Int16Array(0)
+    let odd: Buffer | null = null
+    type Current = { scripted: ScriptedUtterance | undefined; startMs: number; lastSpeechMs: number; lastSpeechAt: number; lastInterimMs: number; interims: number }
+    let cur: Current | null = null
+    let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number } | null = null
+    const audioMs = () => (samples * 1000) / sampleRate
+    let idle = setTimeout(onIdle, options.idleTimeoutMs ?? 10_000)
+
+    const send = (m: Record<string, unknown>) => {
+      if (hang || ws.readyState !== ws.OPEN) return
+      s.sent.push(m)
+      ws.send(JSON.stringify(m))
+    }
+    const results = (u: Current, endMs: number, text: string, flags: { is_final: boolean; speech_final: boolean; from_finalize?: boolean }) => {
+      const words = text ? text.split(/\s+/) : []
+      const span = (endMs - u.startMs) / 1000 / Math.max(1, words.length)
+      send({
+        type: 'Results', channel_index: [0, 1], duration: (endMs - u.startMs) / 1000, start: u.startMs / 1000, ...flags,
+        channel: { alternatives: [{ transcript: text, confidence: text ? 0.99 : 0, words: words.map((w, i) => ({
+          word: w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''), start: u.startMs / 1000 + i * span, end: u.startMs / 1000 + (i + 1) * span, confidence: 0.99, punctuated_word: w,
+        })) }] },
+        metadata: { request_id: requestId, model_info: MODEL_INFO, model_uuid: '00000000-0000-4000-8000-000000000003' },
+      })
+    }
+    const sendFinal = (u: Current, endMs: number, endedBy: UtteranceLog['endedBy'], latencyMs: number) => {
+      const text = u.scripted?.text ?? ''
+      results(u, endMs, text, { is_final: true, speech_final: endedBy !== 'finalize', ...(endedBy === 'finalize' ? { from_finalize: true } : {}) })
+      s.utterances.push({ text, unscripted: !u.scripted, speechStartMs: u.startMs, speechEndMs: u.lastSpeechMs, speechEndAt: u.lastSpeechAt, finalSentAt: performance.now(), injectedLatencyMs: latencyMs, endedBy })
+      if (endedBy === 'endpointing' && utteranceEndMs !== null) send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: u.lastSpeechMs / 1000 })
+    }
+    /** Ends what is pending (a scheduled final, then the utterance being spoken) now; true when there was any. */
+    const flush = (endedBy: UtteranceLog['endedBy']): boolean => {
+      const had = !!due || !!cur
+      if (due) {
+        clearTimeout(due.timer)
+        sendFinal(due.utt, due.endMs, endedBy === 'close_stream' ? 'endpointing' : endedBy, due.latencyMs)
+        due = null
+      }
+      if (cur) sendFinal(cur, cur.lastSpeechMs, endedBy, 0)
+      cur = null
+      return had
+    }
+
+    function onAudio(pcm: Int16Array): void {
+      const all = new Int16Array(carry.length + pcm.length)
+      all.set(carry)
+      all.set(pcm, carry.length)
+      let at = 0
+      for (; at + BLOCK <= all.length; at += BLOCK) {
+        const block = all.subarray(at, at + BLOCK)
+        samples += BLOCK
+        const now = audioMs()
+        if (rms(block) >= threshold) {
+          if (!cur) cur = { scripted: script.shift(), startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0 }
+          cur.lastSpeechMs = now
+          cur.lastSpeechAt = performance.now()
+          if (interims && now - cur.lastInterimMs >= interimEveryMs) {
+            cur.lastInterimMs = now
+            cur.interims++
+            const words = (cur.scripted?.text ?? '').split(/\s+/).filter(Boolean)
+            // Growing prefixes, never the whole text: the final is what completes it.
+            const shown = words.slice(0, Math.min(cur.interims, Math.max(0, words.length - 1))).join(' ')
+            if (shown) results(cur, now, shown, { is_final: false, speech_final: false })
+          }
+        } else if (cur && now - cur.lastSpeechMs >= pauseMs) {
+          // Endpoint: the final goes out `latency` after the speech ended, not before now.
+          const u = cur
+          cur = null
+          if (due) flush('endpointing')
+          const latencyMs = u.scripted?.latencyMs ?? latency()
+          const wait = Math.max(0, u.lastSpeechAt + latencyMs - performance.now())
+          due = { utt: u, endMs: u.lastSpeechMs, latencyMs, timer: setTimeout(() => { due = null; sendFinal(u, u.lastSpeechMs, 'endpointing', latencyMs) }, wait) }
+        }
+      }
+      carry = all.slice(at)
+      if (closeAt && !serverClosed && audioMs() >= (closeAt.afterAudioMs ?? 0)) {
+        serverClosed = true
+        ws.close(closeAt.code, closeAt.reason ?? 'injected failure')
+      }
+    }
+
+    function onIdle(): void {
+      if (hang) return
+      serverClosed = true
+      ws.close(1011, 'Deepgram did not receive audio data or a text message within the timeout window. See https://dpgr.am/net0001')
+    }
+
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (serverClosed) return
+      clearTimeout(idle)
+      idle = setTimeout(onIdle, options.idleTimeoutMs ?? 10_000)
+      let buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
+      if (isBinary) {
+        s.audioBytes += buf.length
+        if (odd) buf = Buffer.concat([odd, buf])
+        odd = buf.length % 2 ? buf.subarray(buf.length - 1) : null
+        return onAudio(pcmFromBytes(odd ? buf.subarray(0, buf.length - 1) : buf))
+      }
+      let type: unknown
+      try {
+        type = (JSON.parse(buf.toString('utf8')) as { type?: unknown }).type
+      } catch {
+        type = undefined
+      }
+      if (type === 'KeepAlive') s.keepAlives++
+      else if (type === 'Finalize') {
+        s.finalizes++
+        // Deepgram answers a Finalize with a from_finalize result even when nothing was pending.
+        if (!flush('finalize')) results({ scripted: undefined, startMs: audioMs(), lastSpeechMs: audioMs(), lastSpeechAt: 0, lastInterimMs: 0, interims: 0 }, audioMs(), '', { is_final: true, speech_final: false, from_finalize: true })
+      } else if (type === 'CloseStream') {
+        s.closeStreams++
+        if (hang) return
+        flush('close_stream')
+        send({ type: 'Metadata', transaction_key: 'deprecated', request_id: requestId, sha256: '', created: new Date().toISOString(), duration: audioMs() / 1000, channels: 1, models: [MODEL_INFO.name], model_info: {} })
+        serverClosed = true
+        ws.close(1000)
+      }
+    })
+    ws.on('close', (code) => {
+      clearTimeout(idle)
+      if (due) clearTimeout(due.timer)
+      s.closeCode = code
+      s.outcome = serverClosed ? (closeAt || code !== 1000 ? 'server_closed' : 'completed') : 'client_closed'
+      settle(s.outcome)
+    })
+    ws.on('error', () => {})
+  }
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `ws://${options.host ?? '127.0.0.1'}:${port}`,
+    sessions,
+    script: (...u) => script.push(...u.map((x) => (typeof x === 'string' ? { text: x } : x))),
+    fail: (...f) => failures.push(...f),
+    close: async () => {
+      for (const ws of sockets) ws.terminate()
+      wss.close()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+function credentials(req: http.IncomingMessage): { auth: DeepgramSession['auth']; key: string | null } {
+  const header = req.headers.authorization
+  const m = header ? /^token\s+(.+)$/i.exec(header) : null
+  if (m) return { auth: 'header', key: m[1]!.trim() }
+  const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim())
+  const i = protocols.indexOf('token')
+  if (i >= 0 && protocols[i + 1]) return { auth: 'subprotocol', key: protocols[i + 1]! }
+  return { auth: null, key: null }
+}
+
+/** A fixed delay, or a seeded log-normal one with the given median and 95th percentile. */
+function latencySampler(spec: number | { p50: number; p95: number }, seed: number): () => number {
+  if (typeof spec === 'number') return () => spec
+  const sigma = Math.log(Math.max(spec.p95, spec.p50 + 1e-6) / Math.max(spec.p50, 1e-6)) / 1.645
+  let state = seed >>> 0
+  const uniform = () => {
+    // mulberry32
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return () => {
+    const z = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform())
+    return Math.round(spec.p50 * Math.exp(sigma * z))
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * Deepgram live transcription through `@deepgram/sdk` v5 (`listen.v1.connect`, the `/v1/listen`
+ * WebSocket). One socket per SttStream; the SDK's reconnection is turned off because a silent
+ * reconnect mid-utterance would lose audio the caller believes was heard: failures surface as an
+ * `error` event and the pipeline decides (retry, fail over).
+ */
+import { DeepgramClient } from '@deepgram/sdk'
+import { SAMPLE_RATE, pcmToBytes } from '../../../audio/index.js'
+import { closeError, connectError, isResults, resultsToEvent } from './deepgram-wire.js'
+import { SttEventQueue } from './event-queue.js'
+import { SttError, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
+
+export interface DeepgramLiveOptions {
+  apiKey: string
+  /** `wss://api.deepgram.com`, or a self-hosted / stand-in origin such as ws://127.0.0.1:8080. */
+  baseUrl: string
+  model: string
+  /** Silence (ms) after which Deepgram marks a final speech_final; false turns endpointing off. */
+  endpointingMs: number | false
+  smartFormat: boolean
+  punctuate: boolean
+  /** Deepgram closes a socket after 10 s without audio; a KeepAlive goes out after this much quiet. */
+  keepAliveMs: number
+  connectTimeoutMs: number
+  /** After endUtterance (or close), how long a final may take before the stream fails with stt_timeout. */
+  finalTimeoutMs: number
+  /** Audio held while connecting, and the most allowed to sit in the socket's send buffer. */
+  maxQueuedMs: number
+}
+
+export const DEFAULT_DEEPGRAM_LIVE_OPTIONS = {
+  baseUrl: 'wss://api.deepgram.com',
+  model: 'nova-3',
+  endpointingMs: 300,
+  smartFormat: true,
+  punctuate: true,
+  keepAliveMs: 4_000,
+  connectTimeoutMs: 5_000,
+  finalTimeoutMs: 3_000,
+  maxQueuedMs: 5_000,
+} as const satisfies Omit<DeepgramLiveOptions, 'apiKey'>
+
+type DgSocket = Awaited<ReturnType<DeepgramClient['listen']['v1']['connect']>>
+
+export class DeepgramLiveStt implements SttProvider {
+  readonly name = 'deepgram'
+  readonly streaming = true
+  readonly options: Readonly<Omit<DeepgramLiveOptions, 'apiKey'>>
+  private readonly apiKey: string
+  private readonly host: string
+  private readonly client: DeepgramClient
+
+  constructor(options: Partial<DeepgramLiveOptions> & { apiKey: string }) {
+    const { apiKey, ...rest } = { ...DEFAULT_DEEPGRAM_LIVE_OPTIONS, ...options }
+    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('DeepgramLiveStt: apiKey is required')
+    let url: URL
+    try {
+      url = new URL(rest.baseUrl)
+    } catch {
+      throw new TypeError('DeepgramLiveStt: baseUrl is not a URL')
+    }
+    if (!['ws:', 'wss:'].includes(url.protocol)) throw new TypeError('DeepgramLiveStt: baseUrl must be ws or wss')
+    for (const k of ['keepAliveMs', 'connectTimeoutMs', 'finalTimeoutMs', 'maxQueuedMs'] as const) {
+      if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`DeepgramLiveStt: ${k} must be > 0`)
+    }
+    this.options = rest
+    this.apiKey = apiKey
+    this.host = url.host
+    this.client = new DeepgramClient({ apiKey, baseUrl: rest.baseUrl, maxRetries: 0, logging: { silent: true } })
+  }
+
+  open(o: SttOpenOptions): SttStream {
+    if (o.sampleRate !== SAMPLE_RATE) throw new RangeError(`DeepgramLiveStt: sampleRate must be ${SAMPLE_RATE}`)
+    return new DeepgramLiveStream(this.client, this.options, this.host, this.apiKey, o)
+  }
+}
+
+type State = 'connecting' | 'open' | 'closing' | 'ended'
+
+class DeepgramLiveStream implements SttStream {
+  private readonly queue = new SttEventQueue()
+  readonly events: AsyncIterable<SttEvent> = this.queue
+  private state: State = 'connecting'
+  private socket: DgSocket | null = null
+  /** Frames pushed before the socket opened; oldest dropped beyond maxQueuedMs (the newest audio decides endpointing). */
+  private pending: Int16Array[] = []
+  private pendingSamples = 0
+  private finalizeWanted = false
+  private lastSentAt = Date.now()
+  private keepAlive: NodeJS.Timeout | undefined
+  private finalTimer: NodeJS.Timeout | undefined
+  private closeTimer: NodeJS.Timeout | undefined
+  private readonly done: Promise<void>
+  private resolveDone!: () => void
+  /** Frames dropped because the socket could not keep up (see maxQueuedMs). */
+  droppedFrames = 0
+
+  constructor(
+    client: DeepgramClient,
+    private readonly o: Readonly<Omit<DeepgramLiveOptions, 'apiKey'>>,
+    private readonly host: string,
+    private readonly apiKey: string,
+    private readonly open: SttOpenOptions,
+  ) {
+    this.done = new Promise((r) => (this.resolveDone = r))
+    const onAbort = () => this.end(null, true)
+    if (open.signal.aborted) {
+      this.end(null, true)
+      return
+    }
+    open.signal.addEventListener('abort', onAbort, { once: true })
+    void this.done.then(() => open.signal.removeEventListener('abort', onAbort))
+    this.connect(client).catch((err: unknown) => this.end(connectError(err instanceof Error ? err.message : String(err), host, apiKey)))
+  }
+
+  private async connect(client: DeepgramClient): Promise<void> {
+    const o = this.o
+    const socket = await client.listen.v1.connect({
+      model: o.model, language: this.open.language, encoding: 'linear16', sample_rate: SAMPLE_RATE, channels: 1,
+      interim_results: 'true', endpointing: o.endpointingMs, smart_format: String(o.smartFormat), punctuate: String(o.punctuate),
+      reconnectAttempts: 0, shouldReconnect: () => false, connectionTimeoutInSeconds: o.connectTimeoutMs / 1000,
+      abortSignal: this.open.signal,
+    })
+    if (this.state === 'ended') return
+    this.socket = socket
+    // The SDK reports a refused upgrade as close(1000) followed at once by the error; a close
+    // decision waits one turn of the event loop so the error can name the cause.
+    let socketError: string | null = null
+    socket.on('open', () => this.onOpen())
+    socket.on('message', (m) => this.onMessage(m))
+    socket.on('error', (e) => (socketError = e.message))
+    socket.on('close', (e) => setImmediate(() => this.onClose(e.code, e.reason ?? '', socketError)))
+    socket.connect()
+  }
+
+  push(pcm: Int16Array): void {
+    if (this.state === 'connecting') {
+      this.pending.push(pcm)
+      this.pendingSamples += pcm.length
+      const max = (this.o.maxQueuedMs * SAMPLE_RATE) / 1000
+      while (this.pendingSamples > max && this.pending.length > 1) {
+        this.pendingSamples -= this.pending.shift()!.length
+        this.droppedFrames++
+      }
+      return
+    }
+    if (this.state !== 'open' || !this.socket) return
+    // Past maxQueuedMs of unsent audio the network is not keeping up; newer frames are dropped
+    // rather than queued without bound (the audio is late for a live turn anyway).
+    if (this.socket.socket.bufferedAmount > (this.o.maxQueuedMs * SAMPLE_RATE * 2) / 1000) {
+      this.droppedFrames++
+      return
+    }
+    this.send(() => this.socket!.sendMedia(pcmToBytes(pcm)))
+  }
+
+  endUtterance(): void {
+    if (this.state === 'connecting') this.finalizeWanted = true
+    else if (this.state === 'open') this.send(() => this.socket!.sendFinalize({ type: 'Finalize' }))
+    else return
+    this.armFinalTimer()
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'connecting') this.end(null)
+    else if (this.state === 'open') {
+      // CloseStream asks Deepgram to flush its last finals and Metadata, then it closes with 1000.
+      this.state = 'closing'
+      this.send(() => this.socket!.sendCloseStream({ type: 'CloseStream' }))
+      this.closeTimer = setTimeout(() => this.end(new SttError('stt_timeout', `Deepgram at ${this.host} did not finish the stream in time`, { retryable: true })), this.o.finalTimeoutMs)
+    }
+    return this.done
+  }
+
+  private onOpen(): void {
+    if (this.state !== 'connecting') return
+    this.state = 'open'
+    const frames = this.pending
+    this.pending = []
+    this.pendingSamples = 0
+    for (const f of frames) this.push(f)
+    if (this.finalizeWanted) this.send(() => this.socket!.sendFinalize({ type: 'Finalize' }))
+    this.keepAlive = setInterval(() => {
+      if (this.state === 'open' && Date.now() - this.lastSentAt >= this.o.keepAliveMs) this.send(() => this.socket!.sendKeepAlive({ type: 'KeepAlive' }))
+    }, Math.max(50, this.o.keepAliveMs / 4))
+  }
+
+  private onMessage(m: unknown): void {
+    if (this.state === 'ended' || !isResults(m)) return
+    if (m.is_final && (m.from_finalize || m.speech_final)) clearTimeout(this.finalTimer)
+    const event = resultsToEvent(m)
+    if (event) this.queue.push(event)
+  }
+
+  private onClose(code: number, reason: string, error: string | null): void {
+    if (this.state === 'ended') return
+    if (error !== null) return this.end(this.state === 'connecting' ? connectError(error, this.host, this.apiKey) : closeError(1006, error, this.host, this.apiKey))
+    if (this.state === 'closing' && code === 1000) return this.end(null)
+    this.end(closeError(code, reason, this.host, this.apiKey))
+  }
+
+  private armFinalTimer(): void {
+    clearTimeout(this.finalTimer)
+    this.finalTimer = setTimeout(() => this.end(new SttError('stt_timeout', `Deepgram at ${this.host} sent no final within ${this.o.finalTimeoutMs} ms of the end of speech`, { retryable: true })), this.o.finalTimeoutMs)
+  }
+
+  private send(write: () => void): void {
+    try {
+      write()
+      this.lastSentAt = Date.now()
+    } catch {
+      // The socket left OPEN between our check and the write; its close event reports why.
+    }
+  }
+
+  /** The one way out: error (if any) last, events end, timers and socket released. */
+  private end(error: SttError | null, aborted = false): void {
+    if (this.state === 'ended') return
+    this.state = 'ended'
+    clearInterval(this.keepAlive)
+    clearTimeout(this.finalTimer)
+    clearTimeout(this.closeTimer)
+    this.pending = []
+    if (error && !aborted) this.queue.push({ type: 'error', error })
+    this.queue.end()
+    try {
+      this.socket?.close()
+    } catch {
+      // Already closed.
+    }
+    this.resolveDone()
+  }
+}

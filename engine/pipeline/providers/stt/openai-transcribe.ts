@@ -1,0 +1,204 @@
+/**
+ * OpenAI-compatible transcription (`POST /audio/transcriptions`, whisper-1, gpt-4o(-mini)-transcribe,
+ * or a compatible server such as faster-whisper-server) through the `openai` SDK. Not streaming:
+ * the audio of one utterance, cut by the VAD (endUtterance), is sent as a WAV and answered with
+ * one final. Segments are transcribed one at a time, so finals arrive in the order spoken.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
+import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
+import { SttEventQueue } from './event-queue.js'
+import { SttError, scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
+
+export interface OpenAiTranscribeOptions {
+  apiKey: string
+  /** Any OpenAI-compatible server, e.g. http://localhost:8000/v1. */
+  baseURL: string
+  model: string
+  /** Per request; a request still unanswered then fails the stream with stt_timeout. */
+  timeoutMs: number
+  /**
+   * A segment this long is sent without waiting for endUtterance, as a final with speech_final
+   * false (the user is still speaking): memory stays bounded and nothing is lost.
+   */
+  maxUtteranceMs: number
+  /** Segments cut but not yet answered; one more fails the stream (the server cannot keep up). */
+  maxPendingSegments: number
+}
+
+export const DEFAULT_OPENAI_TRANSCRIBE_OPTIONS = {
+  baseURL: 'https://api.openai.com/v1',
+  model: 'gpt-4o-mini-transcribe',
+  timeoutMs: 10_000,
+  maxUtteranceMs: 60_000,
+  maxPendingSegments: 4,
+} as const satisfies Omit<OpenAiTranscribeOptions, 'apiKey'>
+
+/** OpenAI refuses audio shorter than 0.1 s; such a segment is answered locally with an empty final. */
+const MIN_SEGMENT_SAMPLES = SAMPLE_RATE / 10
+
+export class OpenAiTranscribeStt implements SttProvider {
+  readonly name = 'openai'
+  readonly streaming = false
+  readonly options: Readonly<Omit<OpenAiTranscribeOptions, 'apiKey'>>
+  private readonly client: OpenAI
+  private readonly host: string
+  private readonly apiKey: string
+
+  constructor(options: Partial<OpenAiTranscribeOptions> & { apiKey: string }) {
+    const { apiKey, ...rest } = { ...DEFAULT_OPENAI_TRANSCRIBE_OPTIONS, ...options }
+    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('OpenAiTranscribeStt: apiKey is required')
+    let url: URL
+    try {
+      url = new URL(rest.baseURL)
+    } catch {
+      throw new TypeError('OpenAiTranscribeStt: baseURL is not a URL')
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('OpenAiTranscribeStt: baseURL must be http or https')
+    for (const k of ['timeoutMs', 'maxUtteranceMs', 'maxPendingSegments'] as const) {
+      if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`OpenAiTranscribeStt: ${k} must be > 0`)
+    }
+    this.options = rest
+    this.apiKey = apiKey
+    this.host = url.host
+    this.client = new OpenAI({
+      apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
+      // Nothing from the process environment: the caller decides every setting.
+      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off',
+    })
+  }
+
+  open(o: SttOpenOptions): SttStream {
+    if (o.sampleRate !== SAMPLE_RATE) throw new RangeError(`OpenAiTranscribeStt: sampleRate must be ${SAMPLE_RATE}`)
+    return new TranscribeStream(this, o)
+  }
+
+  /** One segment → its text; throws SttError. */
+  async transcribe(pcm: Int16Array, language: string, signal: AbortSignal): Promise<string> {
+    const file = await toFile(encodeWav(pcm, SAMPLE_RATE), 'utterance.wav', { type: 'audio/wav' })
+    try {
+      // OpenAI takes ISO-639-1 (`en`), not a full BCP-47 tag (`en-US`).
+      const lang = language.split('-')[0]!.toLowerCase()
+      const res = await this.client.audio.transcriptions.create({ file, model: this.options.model, ...(lang ? { language: lang } : {}), response_format: 'json' }, { signal })
+      return (res.text ?? '').trim()
+    } catch (err) {
+      throw toSttError(err, this.host, this.apiKey, this.options.timeoutMs)
+    }
+  }
+}
+
+class TranscribeStream implements SttStream {
+  private readonly queue = new SttEventQueue()
+  readonly events: AsyncIterable<SttEvent> = this.queue
+  private frames: Int16Array[] = []
+  private samples = 0
+  /** Audio offset (samples) of the current segment's first sample. */
+  private segmentStart = 0
+  private readonly cut: Array<{ pcm: Int16Array; startMs: number; speechFinal: boolean }> = []
+  private working = false
+  private state: 'open' | 'closing' | 'ended' = 'open'
+  private readonly ac = new AbortController()
+  private readonly done: Promise<void>
+  private resolveDone!: () => void
+
+  constructor(
+    private readonly provider: OpenAiTranscribeStt,
+    private readonly o: SttOpenOptions,
+  ) {
+    this.done = new Promise((r) => (this.resolveDone = r))
+    const onAbort = () => this.end(null)
+    if (o.signal.aborted) this.end(null)
+    else {
+      o.signal.addEventListener('abort', onAbort, { once: true })
+      void this.done.then(() => o.signal.removeEventListener('abort', onAbort))
+    }
+  }
+
+  push(pcm: Int16Array): void {
+    if (this.state !== 'open' || pcm.length === 0) return
+    // Copied: the caller may reuse its frame buffer.
+    this.frames.push(pcm.slice())
+    this.samples += pcm.length
+    if (this.samples >= (this.provider.options.maxUtteranceMs * SAMPLE_RATE) / 1000) this.cutSegment(false)
+  }
+
+  endUtterance(): void {
+    if (this.state === 'open') this.cutSegment(true)
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'open') {
+      this.state = 'closing'
+      if (this.samples >= MIN_SEGMENT_SAMPLES) this.cutSegment(true)
+      if (!this.working) this.end(null)
+    }
+    return this.done
+  }
+
+  private cutSegment(speechFinal: boolean): void {
+    const pcm = new Int16Array(this.samples)
+    let at = 0
+    for (const f of this.frames) {
+      pcm.set(f, at)
+      at += f.length
+    }
+    this.cut.push({ pcm, startMs: (this.segmentStart * 1000) / SAMPLE_RATE, speechFinal })
+    this.segmentStart += this.samples
+    this.frames = []
+    this.samples = 0
+    if (this.cut.length > this.provider.options.maxPendingSegments) {
+      return this.end(new SttError('stt_unavailable', `the transcription server is ${this.cut.length} utterances behind`, { retryable: true }))
+    }
+    void this.work()
+  }
+
+  private get ended(): boolean {
+    return this.state === 'ended'
+  }
+
+  private async work(): Promise<void> {
+    if (this.working) return
+    this.working = true
+    for (let seg = this.cut.shift(); seg && !this.ended; seg = this.cut.shift()) {
+      const end_ms = seg.startMs + (seg.pcm.length * 1000) / SAMPLE_RATE
+      try {
+        const text = seg.pcm.length < MIN_SEGMENT_SAMPLES ? '' : await this.provider.transcribe(seg.pcm, this.o.language, this.ac.signal)
+        // The stream may have ended (abort, close) while the request was in flight.
+        if (!this.ended) this.queue.push({ type: 'final', text, start_ms: Math.round(seg.startMs), end_ms: Math.round(end_ms), speech_final: seg.speechFinal })
+      } catch (err) {
+        this.end(err instanceof SttError ? err : new SttError('stt_failed', 'transcription failed', { retryable: true }))
+      }
+    }
+    this.working = false
+    if (this.state === 'closing') this.end(null)
+  }
+
+  /** Error (if any) last, events end, the request in flight is aborted. An abort is not an error. */
+  private end(error: SttError | null): void {
+    if (this.state === 'ended') return
+    this.state = 'ended'
+    this.cut.length = 0
+    this.frames = []
+    this.ac.abort()
+    if (error && !this.o.signal.aborted) this.queue.push({ type: 'error', error })
+    this.queue.end()
+    this.resolveDone()
+  }
+}
+
+/** Maps what the SDK threw to an SttError; the key never reaches the message. */
+export function toSttError(err: unknown, host: string, apiKey: string, timeoutMs: number): SttError {
+  const at = `The transcription server at ${host}`
+  if (err instanceof SttError) return err
+  if (err instanceof APIConnectionTimeoutError) return new SttError('stt_timeout', `${at} sent no answer within ${timeoutMs} ms`, { retryable: true })
+  if (err instanceof APIConnectionError) return new SttError('stt_unavailable', `${at} could not be reached`, { retryable: true })
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const s = err.status
+    const body = err.error as { message?: unknown } | undefined
+    const detail = scrubSecret(typeof body?.message === 'string' ? body.message : '', apiKey).slice(0, 300)
+    if (s === 401 || s === 403) return new SttError('stt_auth', `${at} refused the API key (HTTP ${s}); check the organization's openai credential`, { retryable: false, upstreamStatus: s })
+    if (s === 408) return new SttError('stt_timeout', `${at} timed out (HTTP 408)`, { retryable: true, upstreamStatus: s })
+    if (s === 429 || s >= 500) return new SttError('stt_unavailable', `${at} is unavailable (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: true, upstreamStatus: s })
+    return new SttError('stt_failed', `${at} refused the audio (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: false, upstreamStatus: s })
+  }
+  return new SttError('stt_failed', `${at} broke off the answer`, { retryable: true })
+}
