@@ -16,6 +16,7 @@ import { CredentialsRepo } from './repos/credentials.js'
 import { SessionsRepo } from './repos/sessions.js'
 import { KnowledgeRepo } from './repos/knowledge.js'
 import { WebhooksRepo } from './repos/webhooks.js'
+import { WebCallTokensRepo } from './repos/web-call-tokens.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -55,6 +56,7 @@ export interface Repos {
   sessions: SessionsRepo
   knowledge: KnowledgeRepo
   webhooks: WebhooksRepo
+  webCallTokens: WebCallTokensRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -78,6 +80,7 @@ export function createRepos(db: Db): Repos {
     sessions: new SessionsRepo(db),
     knowledge: new KnowledgeRepo(db),
     webhooks: new WebhooksRepo(db),
+    webCallTokens: new WebCallTokensRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }
