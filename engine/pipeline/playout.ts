@@ -1,0 +1,442 @@
+import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, samplesToMs } from '../audio/format.js'
+import { realPlayoutClock, type PlayoutClock, type TimerId } from './playout-clock.js'
+
+/**
+ * Real-time playout of the agent's voice (ARCHITECTURE.md, "One voice turn, as data").
+ *
+ * Input: one *segment* per phrase (one TTS synthesis): `beginSegment(text)`, then `push(pcm)` for
+ * each chunk as it arrives (any size), then `end()`. Output: exact 20 ms frames (FRAME_SAMPLES) to
+ * the sink, the last frame of a segment zero-padded.
+ *
+ * Pacing. Frame n after an anchor is sent once `anchor + (n + 1) × 20 ms ≤ now + leadMs`: times are
+ * computed from the anchor, never from the previous timer, so late timers do not accumulate drift,
+ * and catching up after a late timer never puts more than `leadMs` of audio ahead of real time. The
+ * lead keeps the client's jitter buffer fed. The anchor moves only when the client has run dry
+ * (start, after a pause, an underrun or a stalled timer): then sending restarts from `now`.
+ *
+ * Heard text. Protocol v1 has no "clear your buffer" message, so every frame sent is played: heard
+ * = sent. A consequence: after pause() or interrupt() the client still plays the lead it holds
+ * (≤ leadMs); `leadMs: FRAME_MS` makes the stop exact to one frame at the cost of jitter margin.
+ * TTS providers give no word timings, so a segment's words count as heard in proportion to its audio
+ * sent, rounded down to a word boundary (never claim a word not fully played). While TTS is still
+ * streaming the segment's length is unknown; it is estimated from the text (`msPerChar`) so the
+ * fraction is not overstated.
+ *
+ * Buffer. Queued audio is bounded by `maxBufferMs`: push() resolves at once while there is room,
+ * else when enough has been played (backpressure toward TTS). It may overshoot by one chunk: a chunk
+ * into an empty buffer, or one the playing segment needs to make progress (otherwise a prefetched
+ * next phrase filling the buffer would deadlock the current one). Producers must await push().
+ *
+ * Turns. `startTurn(signal)` opens a turn; aborting its signal = interrupt(). interrupt() drops all
+ * queued and waiting audio (their push() resolves false), marks unfinished segments interrupted and
+ * returns what was heard. New segments may be begun afterwards; startTurn() resets the heard record
+ * and metrics. The constructor's `signal` is the call's: aborting it closes the playout for good.
+ *
+ * Underruns (the playing segment ran dry before its end) send nothing: silence fillers would be
+ * heard as part of the phrase and skew heard text. Gaps between phrases are not underruns.
+ */
+export interface PlayoutOptions {
+  /** Audio sent ahead of real time to feed the client's jitter buffer; ≥ FRAME_MS. */
+  leadMs: number
+  /** Bound on queued (unsent) audio across segments. */
+  maxBufferMs: number
+  /** Speaking-rate estimate for a segment still being synthesized (≈ 16 characters/s). */
+  msPerChar: number
+}
+
+export const DEFAULT_PLAYOUT: PlayoutOptions = { leadMs: 60, maxBufferMs: 2000, msPerChar: 60 }
+
+export type PlayoutEvent =
+  | { type: 'segment_started'; text: string; at: number }
+  /** `at`: its last frame was sent. */
+  | { type: 'segment_finished'; text: string; at: number }
+  | { type: 'interrupted'; heardText: string; at: number }
+  /** Nothing left to play; `audioEndsAt`: when the client will have played everything sent. */
+  | { type: 'drained'; at: number; audioEndsAt: number }
+
+export interface HeardSegment {
+  /** The words of the segment heard so far (all of them once complete). */
+  text: string
+  complete: boolean
+  interrupted: boolean
+}
+
+export interface PlayoutMetrics {
+  /** When the turn's first chunk reached playout (TTS first byte) and its first frame was sent. */
+  firstChunkAt: number | null
+  firstFrameAt: number | null
+  framesSent: number
+  underruns: number
+  underrunMs: number
+  /** The event loop fired a timer so late that the client ran dry though audio was ready. */
+  stalls: number
+  stallMs: number
+}
+
+export interface SegmentHandle {
+  /** Resolves true once queued, false if dropped (interrupt, abort, close). */
+  push(pcm: Int16Array): Promise<boolean>
+  end(): void
+}
+
+export interface PlayoutInit extends Partial<PlayoutOptions> {
+  sink: (frame: Int16Array) => void
+  onEvent?: (event: PlayoutEvent) => void
+  clock?: PlayoutClock
+  signal?: AbortSignal
+}
+
+type SegmentState = 'open' | 'finished' | 'interrupted'
+
+interface Waiting {
+  pcm: Int16Array
+  resolve: (queued: boolean) => void
+}
+
+interface Segment {
+  text: string
+  state: SegmentState
+  endCalled: boolean
+  chunks: Int16Array[]
+  /** Samples of chunks[0] already sent. */
+  offset: number
+  queued: number
+  waiting: Waiting[]
+  /** Samples admitted, whether sent or not. */
+  admitted: number
+  /** Real (unpadded) samples sent. */
+  sent: number
+  framesSent: number
+  /** Heard text fixed at interrupt(), before the unplayed audio that sized the fraction is dropped. */
+  heardAtCut: string | null
+}
+
+/** Why nothing is being sent: decides how a gap is accounted when sending restarts. */
+type Wait = 'none' | 'idle' | 'starved' | 'paused'
+
+const SAMPLES_PER_MS = SAMPLE_RATE / 1000
+
+const emptyMetrics = (): PlayoutMetrics => ({
+  firstChunkAt: null, firstFrameAt: null, framesSent: 0, underruns: 0, underrunMs: 0, stalls: 0, stallMs: 0,
+})
+
+export class Playout {
+  private readonly o: PlayoutOptions
+  private readonly clock: PlayoutClock
+  private readonly sink: (frame: Int16Array) => void
+  private readonly onEvent: (event: PlayoutEvent) => void
+  /** Segments of the turn, in order; the playing one is the first still open. */
+  private segments: Segment[] = []
+  private queued = 0
+  private anchor = 0
+  private framesSinceAnchor = 0
+  private wait: Wait = 'idle'
+  private paused = false
+  private closed = false
+  private timer: TimerId | null = null
+  /** Bumped by interrupt/close so a tick in progress (the sink reentering) stops. */
+  private generation = 0
+  private drainPending = false
+  private m = emptyMetrics()
+  private turnSignal: AbortSignal | null = null
+  private readonly onTurnAbort = () => this.interrupt()
+
+  constructor(init: PlayoutInit) {
+    const { sink, onEvent, clock, signal, ...options } = init
+    this.o = { ...DEFAULT_PLAYOUT, ...options }
+    if (!(this.o.leadMs >= FRAME_MS) || !Number.isFinite(this.o.leadMs)) throw new RangeError(`leadMs must be ≥ ${FRAME_MS}, got ${this.o.leadMs}`)
+    if (!(this.o.maxBufferMs >= FRAME_MS) || !Number.isFinite(this.o.maxBufferMs)) throw new RangeError(`maxBufferMs must be ≥ ${FRAME_MS}, got ${this.o.maxBufferMs}`)
+    if (!(this.o.msPerChar > 0) || !Number.isFinite(this.o.msPerChar)) throw new RangeError(`msPerChar must be > 0, got ${this.o.msPerChar}`)
+    this.sink = sink
+    this.onEvent = onEvent ?? (() => {})
+    this.clock = clock ?? realPlayoutClock
+    if (signal?.aborted) this.close()
+    else signal?.addEventListener('abort', () => this.close(), { once: true })
+  }
+
+  /** A new turn: fresh heard record and metrics; leftover audio of the previous turn is interrupted. */
+  startTurn(signal?: AbortSignal): void {
+    this.turnSignal?.removeEventListener('abort', this.onTurnAbort)
+    if (this.segments.some((s) => s.state === 'open')) this.interrupt()
+    this.segments = []
+    this.m = emptyMetrics()
+    this.turnSignal = signal ?? null
+    if (signal?.aborted) return
+    signal?.addEventListener('abort', this.onTurnAbort, { once: true })
+  }
+
+  beginSegment(text: string): SegmentHandle {
+    const seg: Segment = { text, state: 'open', endCalled: false, chunks: [], offset: 0, queued: 0, waiting: [], admitted: 0, sent: 0, framesSent: 0, heardAtCut: null }
+    if (this.closed || this.turnSignal?.aborted) seg.state = 'interrupted'
+    else this.segments.push(seg)
+    return {
+      push: (pcm) => this.push(seg, pcm),
+      end: () => this.end(seg),
+    }
+  }
+
+  /** Stops sending now: the frame already sent is the last until resume(). Queued audio is kept. */
+  pause(): void {
+    if (this.paused || this.closed) return
+    this.paused = true
+    this.wait = 'paused'
+    this.cancelTimer()
+  }
+
+  /** Continues where pause() stopped (a false interruption). */
+  resume(): void {
+    if (!this.paused || this.closed) return
+    this.paused = false
+    this.tick()
+  }
+
+  /** Barge-in: drops queued audio, releases waiting pushes, and returns the words heard. */
+  interrupt(): { heardText: string; interrupted: boolean } {
+    const at = this.clock.now()
+    this.generation++
+    this.cancelTimer()
+    let cut = false
+    for (const seg of this.segments) {
+      if (seg.state !== 'open') continue
+      cut = true
+      seg.heardAtCut = this.heardOf(seg)
+      seg.state = 'interrupted'
+      this.dropAudio(seg)
+    }
+    this.queued = 0
+    this.paused = false
+    this.wait = 'idle'
+    this.drainPending = false
+    const heardText = this.heardText()
+    if (cut) this.onEvent({ type: 'interrupted', heardText, at })
+    return { heardText, interrupted: cut }
+  }
+
+  /** The call ended: interrupt and refuse everything from now on. */
+  close(): void {
+    if (this.closed) return
+    this.interrupt()
+    this.closed = true
+  }
+
+  /** Started segments of the turn, each with the part of its text heard so far. */
+  heard(): HeardSegment[] {
+    return this.segments
+      .filter((s) => s.framesSent > 0 || s.state === 'finished')
+      .map((s) => ({ text: this.heardOf(s), complete: s.state === 'finished', interrupted: s.state === 'interrupted' }))
+  }
+
+  heardText(): string {
+    return this.heard()
+      .map((h) => h.text)
+      .filter(Boolean)
+      .join(' ')
+  }
+
+  metrics(): PlayoutMetrics {
+    return { ...this.m }
+  }
+
+  /** Unsent audio admitted to the buffer, in ms. */
+  get bufferedMs(): number {
+    return samplesToMs(this.queued)
+  }
+
+  get idle(): boolean {
+    return !this.segments.some((s) => s.state === 'open')
+  }
+
+  // ── input ──────────────────────────────────────────────────────────────────────────────────────
+
+  private push(seg: Segment, pcm: Int16Array): Promise<boolean> {
+    if (seg.state !== 'open') return Promise.resolve(false)
+    if (seg.endCalled) throw new Error('playout: push() after end()')
+    if (pcm.length === 0) return Promise.resolve(true)
+    if (seg.waiting.length === 0 && this.fits(seg, pcm.length)) {
+      this.admit(seg, pcm)
+      this.wake()
+      return Promise.resolve(true)
+    }
+    return new Promise((resolve) => seg.waiting.push({ pcm, resolve }))
+  }
+
+  private end(seg: Segment): void {
+    if (seg.state !== 'open' || seg.endCalled) return
+    seg.endCalled = true
+    this.wake()
+  }
+
+  private fits(seg: Segment, samples: number): boolean {
+    const max = this.o.maxBufferMs * SAMPLES_PER_MS
+    return this.queued === 0 || this.queued + samples <= max || (seg === this.playing() && seg.queued < FRAME_SAMPLES)
+  }
+
+  private admit(seg: Segment, pcm: Int16Array): void {
+    seg.chunks.push(pcm)
+    seg.queued += pcm.length
+    seg.admitted += pcm.length
+    this.queued += pcm.length
+    this.m.firstChunkAt ??= this.clock.now()
+  }
+
+  /** Admits waiting chunks in segment order, stopping at the first that does not fit. */
+  private admitWaiting(): void {
+    for (const seg of this.segments) {
+      if (seg.state !== 'open') continue
+      while (seg.waiting.length > 0) {
+        const w = seg.waiting[0]!
+        if (!this.fits(seg, w.pcm.length)) return
+        seg.waiting.shift()
+        this.admit(seg, w.pcm)
+        w.resolve(true)
+      }
+    }
+  }
+
+  private dropAudio(seg: Segment): void {
+    seg.chunks = []
+    seg.queued = 0
+    for (const w of seg.waiting.splice(0)) w.resolve(false)
+  }
+
+  // ── output ─────────────────────────────────────────────────────────────────────────────────────
+
+  private playing(): Segment | undefined {
+    return this.segments.find((s) => s.state === 'open')
+  }
+
+  /** New input may unblock a waiting playout; a pending timer or a pause already has it in hand. */
+  private wake(): void {
+    if (this.paused || this.closed || this.timer !== null) return
+    this.tick()
+  }
+
+  private tick(): void {
+    this.timer = null
+    const gen = this.generation
+    while (!this.paused && gen === this.generation) {
+      const now = this.clock.now()
+      const seg = this.playing()
+      if (!seg) return this.finishDrain(now)
+      if (!this.hasFrame(seg)) {
+        if (!this.isComplete(seg)) {
+          this.wait = seg.framesSent > 0 ? 'starved' : 'idle'
+          return
+        }
+        this.finishSegment(seg, now)
+        continue
+      }
+      this.reanchorIfDry(now)
+      const dueAt = this.anchor + (this.framesSinceAnchor + 1) * FRAME_MS - this.o.leadMs
+      if (dueAt > now) {
+        this.timer = this.clock.setTimer(() => this.tick(), dueAt - now)
+        return
+      }
+      this.sendFrame(seg, now)
+    }
+  }
+
+  /** When the client has played everything sent, sending restarts from now; the gap is accounted. */
+  private reanchorIfDry(now: number): void {
+    const gap = now - (this.anchor + this.framesSinceAnchor * FRAME_MS)
+    if (gap > 0) {
+      if (this.wait === 'starved') {
+        this.m.underruns++
+        this.m.underrunMs += gap
+      } else if (this.wait === 'none') {
+        this.m.stalls++
+        this.m.stallMs += gap
+      }
+      this.anchor = now
+      this.framesSinceAnchor = 0
+    }
+    this.wait = 'none'
+  }
+
+  private sendFrame(seg: Segment, now: number): void {
+    const { frame, real } = this.takeFrame(seg)
+    this.queued -= real
+    seg.sent += real
+    seg.framesSent++
+    this.framesSinceAnchor++
+    this.m.framesSent++
+    this.m.firstFrameAt ??= now
+    this.drainPending = true
+    if (seg.framesSent === 1) this.onEvent({ type: 'segment_started', text: seg.text, at: now })
+    this.sink(frame)
+    this.admitWaiting()
+  }
+
+  private hasFrame(seg: Segment): boolean {
+    return seg.queued >= FRAME_SAMPLES || (seg.queued > 0 && this.isComplete(seg))
+  }
+
+  /** end() was called and every waiting chunk of the segment has been admitted. */
+  private isComplete(seg: Segment): boolean {
+    return seg.endCalled && seg.waiting.length === 0
+  }
+
+  /** Copies one frame out of the segment's chunks; a short tail is zero-padded. */
+  private takeFrame(seg: Segment): { frame: Int16Array; real: number } {
+    const frame = new Int16Array(FRAME_SAMPLES)
+    let filled = 0
+    while (filled < FRAME_SAMPLES && seg.chunks.length > 0) {
+      const chunk = seg.chunks[0]!
+      const n = Math.min(FRAME_SAMPLES - filled, chunk.length - seg.offset)
+      frame.set(chunk.subarray(seg.offset, seg.offset + n), filled)
+      filled += n
+      seg.offset += n
+      if (seg.offset === chunk.length) {
+        seg.chunks.shift()
+        seg.offset = 0
+      }
+    }
+    seg.queued -= filled
+    return { frame, real: filled }
+  }
+
+  private finishSegment(seg: Segment, now: number): void {
+    seg.state = 'finished'
+    if (seg.framesSent === 0) this.onEvent({ type: 'segment_started', text: seg.text, at: now })
+    this.onEvent({ type: 'segment_finished', text: seg.text, at: now })
+  }
+
+  private finishDrain(now: number): void {
+    this.wait = 'idle'
+    if (!this.drainPending) return
+    this.drainPending = false
+    this.onEvent({ type: 'drained', at: now, audioEndsAt: this.anchor + this.framesSinceAnchor * FRAME_MS })
+  }
+
+  private cancelTimer(): void {
+    if (this.timer === null) return
+    this.clock.clearTimer(this.timer)
+    this.timer = null
+  }
+
+  // ── heard text ─────────────────────────────────────────────────────────────────────────────────
+
+  private heardOf(seg: Segment): string {
+    if (seg.state === 'finished') return seg.text
+    if (seg.heardAtCut !== null) return seg.heardAtCut
+    const known = seg.admitted + seg.waiting.reduce((n, w) => n + w.pcm.length, 0)
+    // Until end(), more audio may come: the text-based estimate keeps the fraction from overstating.
+    const total = seg.endCalled ? known : Math.max(known, seg.text.length * this.o.msPerChar * SAMPLES_PER_MS)
+    return heardPrefix(seg.text, total > 0 ? seg.sent / total : 0)
+  }
+}
+
+/**
+ * The words of `text` whose last character lies within the first `fraction` of it, by character
+ * count (a proxy for speaking time). Trailing punctuation of a heard word is kept.
+ */
+export function heardPrefix(text: string, fraction: number): string {
+  const limit = Math.max(0, Math.min(1, fraction)) * text.length
+  let end = 0
+  for (const m of text.matchAll(/\S+/g)) {
+    const wordEnd = m.index + m[0].length
+    if (wordEnd > limit + 1e-9) break
+    end = wordEnd
+  }
+  return text.slice(0, end).trim()
+}
