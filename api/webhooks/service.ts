@@ -41,7 +41,7 @@ export class WebhookService {
   }
 
   list(p: Principal): EndpointResponseT[] {
-    return this.d.repos.webhooks.endpoints(scope(p)).map(endpointResponse)
+    return this.d.repos.webhooks.endpoints(scope(p)).map((row) => endpointResponse(row, this.d.clock.now()))
   }
 
   async create(p: Principal, body: EndpointCreateT): Promise<EndpointCreatedResponseT> {
@@ -60,7 +60,7 @@ export class WebhookService {
       })
       return repos.webhooks.updateEndpoint(scope(p), inserted.id, this.sealAll(inserted, { secret, previousSecret: null, authHeader: body.auth_header ?? null }))!
     })
-    return { ...endpointResponse(row), secret }
+    return { ...endpointResponse(row, now), secret }
   }
 
   async update(p: Principal, id: number, body: EndpointUpdateT): Promise<EndpointResponseT> {
@@ -78,7 +78,7 @@ export class WebhookService {
     if (!updated) throw new ApiError('not_found')
     // Pending deliveries of a re-enabled endpoint go out now.
     if (updated.enabled) this.d.dispatcher.notify(updated.id, true)
-    return endpointResponse(updated)
+    return endpointResponse(updated, this.d.clock.now())
   }
 
   remove(p: Principal, id: number): void {
@@ -98,7 +98,7 @@ export class WebhookService {
       updated_at: now,
     }
     const updated = this.d.repos.webhooks.updateEndpoint(scope(p), id, changes)!
-    return { ...endpointResponse(updated), secret }
+    return { ...endpointResponse(updated, now), secret }
   }
 
   deliveries(p: Principal, q: DeliveryQueryT) {
@@ -187,7 +187,8 @@ function lowerCased(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
 }
 
-function endpointResponse(row: WebhookEndpointRow): EndpointResponseT {
+/** `now` hides an overlap that has ended: the previous secret no longer signs. */
+function endpointResponse(row: WebhookEndpointRow, now: number): EndpointResponseT {
   return {
     id: row.id,
     url: row.url,
@@ -197,7 +198,7 @@ function endpointResponse(row: WebhookEndpointRow): EndpointResponseT {
     headers: JSON.parse(row.headers) as Record<string, string>,
     auth_header_set: row.auth_header_sealed !== null,
     enabled: row.enabled === 1,
-    previous_secret_expires_at: isoOrNull(row.previous_secret_expires_at),
+    previous_secret_expires_at: row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now ? iso(row.previous_secret_expires_at) : null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   }

@@ -133,6 +133,8 @@ t.test('secret rotation: two v1 signatures during the overlap, then only the new
   await r.waitFor(2)
   const after = parseSignature(r.seen[1]!.headers['x-ozan-signature'])
   t.same(after.v1, [sign(rotated.body.secret, after.t, r.seen[1]!.raw)], 'after the overlap only the new secret signs')
+  const listed = (await a.request('GET', `${WH}/endpoints`, { token: owner.token })).body
+  t.equal(listed[0].previous_secret_expires_at, null, 'an ended overlap is no longer shown')
   const now = await a.request('POST', `${WH}/endpoints/${ep.id}/rotate-secret`, { token: owner.token })
   t.equal(now.status, 200, 'the body is optional (24 h overlap)')
   t.equal(now.body.previous_secret_expires_at, new Date(clock.now() + 86_400_000).toISOString())
