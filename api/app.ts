@@ -122,7 +122,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
   const guard = { allow: allowList(config.allowPrivateCidrs), resolve: deps.resolve }
   const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   const webhookDispatcher = new WebhookDispatcher({
-    repos, sealer, clock, logger, guard, options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint },
+    repos, sealer, clock, logger, guard, options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint, retentionDays: config.webhookRetentionDays },
   })
   subscribeOutbox(bus, repos, webhookDispatcher)
   return {

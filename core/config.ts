@@ -48,6 +48,8 @@ export interface Config {
   /** Webhook attempts in flight at once: all endpoints, and per endpoint. */
   webhookMaxInFlight: number
   webhookMaxPerEndpoint: number
+  /** Finished webhook deliveries (and their attempts) are deleted after this many days. */
+  webhookRetentionDays: number
   /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
   tokenSigningKey: string | null
   credentialEncryptionKey: string | null
@@ -122,6 +124,7 @@ const VARIABLES = {
   OZAN_INTEGRATION_TIMEOUT_MS: [int(100, 30_000), '10000'],
   OZAN_WEBHOOK_MAX_IN_FLIGHT: [int(1, 10_000), '64'],
   OZAN_WEBHOOK_MAX_PER_ENDPOINT: [int(1, 1000), '4'],
+  OZAN_WEBHOOK_RETENTION_DAYS: [int(1, 3650), '30'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
   OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
 } as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
@@ -194,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationTimeoutMs: v.OZAN_INTEGRATION_TIMEOUT_MS,
     webhookMaxInFlight: v.OZAN_WEBHOOK_MAX_IN_FLIGHT,
     webhookMaxPerEndpoint: v.OZAN_WEBHOOK_MAX_PER_ENDPOINT,
+    webhookRetentionDays: v.OZAN_WEBHOOK_RETENTION_DAYS,
     tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
     credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
   }

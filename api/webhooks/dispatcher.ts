@@ -17,6 +17,8 @@ export interface DispatcherOptions {
   maxInFlight: number
   /** Attempts in flight at once to one endpoint: a slow receiver holds at most this many slots. */
   maxPerEndpoint: number
+  /** Finished deliveries older than this are deleted (hourly). */
+  retentionDays: number
 }
 
 export interface DispatcherDeps {
@@ -58,6 +60,7 @@ export class WebhookDispatcher {
   private turn: number[] = []
   private running = 0
   private scheduled = false
+  private pruneTimer: NodeJS.Timeout | undefined
   private closed = false
   /** After close(): the database may be gone, so late results are dropped (the rows were put back). */
   private stopped = false
@@ -69,6 +72,8 @@ export class WebhookDispatcher {
 
   /** Puts back what a stop interrupted, then sends everything pending. */
   start(): void {
+    this.prune()
+    this.pruneTimer = setInterval(() => this.prune(), 3_600_000).unref()
     const resumed = this.d.repos.webhooks.resumeInterrupted(this.d.clock.now())
     if (resumed) this.d.logger.warn({ deliveries: resumed }, 'webhook attempts interrupted by the last stop are sent again')
     for (const id of this.d.repos.webhooks.endpointsWithPending()) this.notify(id)
@@ -102,6 +107,7 @@ export class WebhookDispatcher {
   async close(graceMs: number): Promise<void> {
     if (this.closed) return
     this.closed = true
+    clearInterval(this.pruneTimer)
     if (this.running) {
       let timer: NodeJS.Timeout | undefined
       await Promise.race([this.idle(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))])
@@ -111,6 +117,11 @@ export class WebhookDispatcher {
     this.flush()
     this.d.repos.webhooks.resumeInterrupted(this.d.clock.now())
     this.stopped = true
+  }
+
+  /** Deletes finished deliveries past the retention period; returns how many. */
+  prune(): number {
+    return this.d.repos.webhooks.prune(this.d.clock.now() - this.d.options.retentionDays * 86_400_000)
   }
 
   private isIdle(): boolean {

@@ -140,6 +140,7 @@ export class WebhooksRepo {
          WHERE outcome IS NULL AND delivery_id IN (SELECT id FROM webhook_deliveries WHERE status = 'sending')`,
       ),
       resetSending: p<[number]>(`UPDATE webhook_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'`),
+      prune: p<[number]>(`DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'failed') AND updated_at < ?`),
     }
     // Built once: better-sqlite3's transaction() wrapper is not free, and these run per batch.
     this.claimTx = db.transaction((ids: readonly number[], signedAt: number, now: number) => {
@@ -245,6 +246,11 @@ export class WebhooksRepo {
   /** Closes each attempt and its delivery with the outcome, in one transaction. */
   finishMany(items: readonly { delivery: WebhookDeliveryRow; result: AttemptResult; now: number }[]): void {
     this.finishTx(items)
+  }
+
+  /** Deletes finished deliveries (with their attempts) last touched before `before`; pending ones stay. */
+  prune(before: number): number {
+    return this.s.prune.run(before).changes
   }
 
   /** A finished delivery back to pending for a redelivery; false when it is pending or sending. */

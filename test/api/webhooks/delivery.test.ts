@@ -204,3 +204,22 @@ t.test('a receiver that hangs holds only its own slots: another endpoint gets ev
   const pending = (await a.request('GET', `${WH}/deliveries?status=pending`, { token: owner.token })).body
   t.equal(pending.total, 16, 'its other deliveries wait their turn in the outbox')
 })
+
+t.test('retention: finished deliveries older than OZAN_WEBHOOK_RETENTION_DAYS are deleted, pending ones kept', async (t) => {
+  const clock = new ManualClock(T0)
+  const { a, owner } = await webhookApp(t, { clock, env: { OZAN_WEBHOOK_RETENTION_DAYS: '30' } })
+  const r = await receiver(t)
+  const ep = await createEndpoint(a, owner, { url: r.url('/ok') })
+  emit(a, ep.id, 'workflow.published')
+  await r.waitFor(1)
+  await settled(a)
+  // A pending row the dispatcher has not been told about: it must survive any prune.
+  const endpoint = a.services.repos.webhooks.endpointById(ep.id)!
+  const pendingId = a.services.repos.webhooks.insertDelivery(endpoint, 'workflow.published', '{"event":"workflow.published","data":{}}', T0)
+  clock.advance(29 * 86_400_000)
+  t.equal(a.services.webhookDispatcher.prune(), 0, 'nothing is due at 29 days')
+  clock.advance(2 * 86_400_000)
+  t.equal(a.services.webhookDispatcher.prune(), 1, 'the succeeded delivery goes at 31 days')
+  t.ok(a.services.repos.webhooks.deliveryById(pendingId), 'the pending one stays')
+  t.equal((a.db.prepare('SELECT count(*) AS n FROM webhook_attempts').get() as { n: number }).n, 0, 'its attempts went with it')
+})
