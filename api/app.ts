@@ -34,6 +34,8 @@ import { irisRoutes } from './iris/routes.js'
 import { IrisService } from './iris/service.js'
 import { sessionRoutes } from './sessions/routes.js'
 import { SessionService } from './sessions/service.js'
+import { MAX_VOICE_TURN_MS } from './sessions/voice.js'
+import { voiceProvidersFor } from './sessions/voice-providers.js'
 import { knowledgeBaseRoutes } from './knowledge-base/routes.js'
 import { KnowledgeService } from './knowledge-base/service.js'
 import { webhookRoutes } from './webhooks/routes.js'
@@ -148,6 +150,8 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
       // describe: the LLM is offered each action's exact input schema, so its arguments validate.
       toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
       knowledgeFor: (scope) => knowledge.forScope(scope),
+      // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
+      voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, maxAudioMs: MAX_VOICE_TURN_MS }),
     }),
     iris: new IrisService(repos, llmFor),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),

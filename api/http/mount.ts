@@ -26,7 +26,7 @@ export interface MountOptions {
   limiter: RateLimitStore
   rateLimits: RateLimitRules
   bodyLimitBytes: number
-  /** Largest file a multipart route accepts (OZAN_UPLOAD_LIMIT_BYTES). */
+  /** Largest file a multipart route accepts, and largest body of a raw one (OZAN_UPLOAD_LIMIT_BYTES). */
   uploadLimitBytes: number
   /** Check every response against its schema (tests turn this on to catch drift). */
   validateResponses: boolean
@@ -79,6 +79,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
     if (!route.response && route.status !== 204) throw new Error(`${route.operationId}: a route without a response schema must declare 204`)
     // Every authenticated mutation reaches the audit trail; say how, so none is recorded vaguely.
     if (route.method !== 'get' && route.auth !== 'P' && !route.audit) throw new Error(`${route.operationId}: a mutating route must declare audit`)
+    if (route.bodyEncoding === 'raw' && !route.rawMediaTypes?.length) throw new Error(`${route.operationId}: a raw body must declare rawMediaTypes`)
     const innermostParam = [...route.path.matchAll(/\{(\w+)\}/g)].at(-1)?.[1]
     router[route.method](koaPath(route.path), async (ctx: Context) => {
       throttle(o.limiter, [[`address:${ctx.ip}`, o.rateLimits.address]])

@@ -38,7 +38,7 @@ export const DRAIN_AFTER_REFUSAL_BYTES = 4 * 1024 * 1024
 /** How long a refused upload's connection keeps being read (and dropped) after its half-close. */
 const LINGER_MS = 2000
 
-function discardRest(ctx: Context): void {
+export function discardRest(ctx: Context): void {
   const req = ctx.req
   // A client that asked for Connection: close would otherwise have its socket torn down right
   // after the 413 while it is still sending, and the reset can swallow the answer. Keeping the

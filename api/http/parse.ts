@@ -3,6 +3,7 @@ import getRawBody from 'raw-body'
 import type { z } from 'zod'
 import { ApiError } from './errors.js'
 import { readMultipart } from './multipart.js'
+import { readRaw } from './raw.js'
 import { ValidationError, toDetail, type DetailEntry, type Location } from './validation.js'
 import type { AnyRoute } from './route.js'
 
@@ -82,7 +83,8 @@ function lowerHeaders(ctx: Context): Record<string, string | string[] | undefine
 
 /**
  * Validates every part of the request and reports all problems at once, as FastAPI does.
- * `uploadLimit` bounds the file of a multipart route; its other parts share `bodyLimit`.
+ * `uploadLimit` bounds the file of a multipart route (its other parts share `bodyLimit`) and the
+ * body of a raw one.
  */
 export async function parseRequest(ctx: Context, route: AnyRoute, bodyLimit: number, uploadLimit = bodyLimit): Promise<Parsed> {
   const problems: DetailEntry[] = []
@@ -95,7 +97,9 @@ export async function parseRequest(ctx: Context, route: AnyRoute, bodyLimit: num
     const raw =
       route.bodyEncoding === 'multipart'
         ? await readMultipart(ctx, { fileBytes: uploadLimit, otherBytes: bodyLimit })
-        : await readJson(ctx, bodyLimit, route.bodyOptional === true)
+        : route.bodyEncoding === 'raw'
+          ? await readRaw(ctx, route.rawMediaTypes ?? [], uploadLimit)
+          : await readJson(ctx, bodyLimit, route.bodyOptional === true)
     if (raw === undefined) {
       if (!route.bodyOptional) problems.push({ type: 'missing', loc: ['body'], msg: 'Field required' })
     } else {

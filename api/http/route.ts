@@ -61,8 +61,14 @@ export interface RouteSpec<
    * become strings, a file part an UploadedFile held in memory only up to OZAN_UPLOAD_LIMIT_BYTES
    * (413 file_too_large as soon as it goes over, the rest never stored); the result is then
    * validated against `body` like JSON, so handlers get typed input and never see the stream.
+   * 'raw' is the body as bytes (http/raw.ts), for a body that is not a form, such as audio: its
+   * Content-Type must be one of `rawMediaTypes` (else 415 unsupported_media_type), and it is held
+   * in memory only up to OZAN_UPLOAD_LIMIT_BYTES (413 file_too_large while streaming). `body` is
+   * then RawBodyField, and the handler gets a RawBody (bytes, media type, its parameters).
    */
-  bodyEncoding?: 'json' | 'multipart'
+  bodyEncoding?: 'json' | 'multipart' | 'raw'
+  /** For 'raw': the media types accepted (no parameters); each is a binary string in the document. */
+  rawMediaTypes?: readonly string[]
   query?: Q
   params?: P
   headers?: H

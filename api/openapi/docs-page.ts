@@ -31,7 +31,7 @@ fetch('/api/v1/openapi.json').then(r => r.json()).then(doc => {
         (op['x-permission'] ? ' · needs ' + esc(op['x-permission']) : '') + '</small><div>' + esc(op.summary) + '</div>'
       if (op.description) html += '<p>' + esc(op.description) + '</p>'
       if (op.parameters.length) html += '<div>Parameters: ' + op.parameters.map(p => '<code>' + esc(p.in + ' ' + p.name) + '</code>').join(' ') + '</div>'
-      if (op.requestBody) html += '<div>Body: <code>' + esc(JSON.stringify(op.requestBody.content['application/json'].schema)) + '</code></div>'
+      if (op.requestBody) html += '<div>Body: <code>' + esc(Object.entries(op.requestBody.content).map(([m, c]) => m + ' ' + JSON.stringify(c.schema)).join(' | ')) + '</code></div>'
       html += '<div>Responses: ' + Object.entries(op.responses).map(([s, r]) => '<code>' + s + '</code> ' + esc(r.description)).join(' · ') + '</div></div>'
     }
   }

@@ -71,8 +71,11 @@ function operation(route: AnyRoute): Json {
   else if (route.permission) responses['403'] = errorRef(`permission_denied (needs ${route.permission})`)
   // Every route is throttled per client address; every body is size- and type-checked.
   const multipart = route.bodyEncoding === 'multipart'
+  const raw = route.bodyEncoding === 'raw'
   const implicit: (keyof typeof ERRORS)[] = route.body
-    ? [...(multipart ? (['file_too_large'] as const) : []), 'payload_too_large', 'unsupported_media_type', 'rate_limited']
+    ? raw
+      ? ['file_too_large', 'unsupported_media_type', 'rate_limited']
+      : [...(multipart ? (['file_too_large'] as const) : []), 'payload_too_large', 'unsupported_media_type', 'rate_limited']
     : ['rate_limited']
   for (const code of [...implicit, ...(route.errors ?? [])]) {
     const status = String(ERRORS[code][0])
@@ -95,8 +98,9 @@ function operation(route: AnyRoute): Json {
   if (route.description) op.description = route.description
   if (route.permission) op['x-permission'] = route.permission
   if (route.body) {
-    const media = multipart ? 'multipart/form-data' : 'application/json'
-    op.requestBody = { required: !route.bodyOptional, content: { [media]: { schema: schemaOf(route.body) } } }
+    const media = raw ? (route.rawMediaTypes ?? []) : [multipart ? 'multipart/form-data' : 'application/json']
+    const schema = schemaOf(route.body)
+    op.requestBody = { required: !route.bodyOptional, content: Object.fromEntries(media.map((m) => [m, { schema }])) }
   }
   return op
 }

@@ -13,7 +13,10 @@ import {
   SessionTurnResponse,
   TextRunRequest,
   TextRunResponse,
+  VoiceTurnResponse,
 } from './schema.js'
+import { RawBodyField } from '../http/raw.js'
+import { MAX_VOICE_TURN_MS, VOICE_MEDIA_TYPES } from './voice.js'
 import type { SessionService } from './service.js'
 
 const tag = 'Sessions and runs'
@@ -43,6 +46,18 @@ export function sessionRoutes(sessions: SessionService) {
       audit: { action: 'session.message', resource },
       params: SessionPath, body: SessionMessageRequest, status: 200, response: SessionTurnResponse, errors: [...runErrors, 'session_ended'],
       handler: ({ auth, params, body }) => sessions.message(auth, params.workflow_uuid, params.session_uuid, body.text),
+    }),
+    defineRoute({
+      operationId: 'sessions_voice', method: 'post', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}/voice', auth: 'A', permission: 'agents:run', tag,
+      summary: 'Send the caller’s next message as audio: transcribed, run as a message, the reply spoken back',
+      description:
+        `The body is the audio itself: a PCM 16-bit WAV (audio/wav, any rate and channel count) or raw PCM16LE mono (audio/pcm;rate=16000), ` +
+        `at most ${MAX_VOICE_TURN_MS / 1000} s and OZAN_UPLOAD_LIMIT_BYTES (413 file_too_large). The agent’s stt provider transcribes it, the words run ` +
+        'like POST …/messages (one turn at a time per session), and the reply comes back as text and as a base64 WAV (16 kHz mono) from its tts provider. ' +
+        'Unreadable, empty or over-long audio, and audio with no recognized speech (no_speech), are 422 and record nothing.',
+      audit: { action: 'session.message', resource },
+      params: SessionPath, body: RawBodyField, bodyEncoding: 'raw', rawMediaTypes: VOICE_MEDIA_TYPES, status: 200, response: VoiceTurnResponse, errors: [...runErrors, 'session_ended'],
+      handler: ({ auth, params, body }) => sessions.voice(auth, params.workflow_uuid, params.session_uuid, body),
     }),
     defineRoute({
       operationId: 'sessions_events', method: 'get', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}/events', auth: 'A', permission: 'sessions:read', tag,

@@ -41,6 +41,23 @@ export const SessionStartResponse = z
 
 export const SessionTurnResponse = z.object(turnFields).meta({ id: 'SessionTurnResponse' })
 
+export const VoiceTurnResponse = z
+  .object({
+    ...turnFields,
+    transcript: z.string().describe('What the speech-to-text provider heard; the turn ran with it as the caller’s message.'),
+    audio: z
+      .object({
+        format: z.literal('wav'),
+        sample_rate: z.literal(16000),
+        channels: z.literal(1),
+        duration_ms: z.number().int(),
+        base64: z.string().describe('The whole WAV file (PCM16 mono 16 kHz), base64-encoded.'),
+      })
+      .nullable()
+      .describe('The reply spoken by the agent’s TTS provider; null when the agent said nothing this turn.'),
+  })
+  .meta({ id: 'VoiceTurnResponse' })
+
 export const TextRunResponse = z
   .object({ ...turnFields, output: z.string().describe('Everything the agent said, opening included.'), workflow_id: z.uuid(), version: z.number().int().nullable() })
   .meta({ id: 'TextRunResponse' })

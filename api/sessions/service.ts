@@ -16,7 +16,10 @@ import {
 import { ApiError } from '../http/errors.js'
 import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
+import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
+import { decodeVoiceAudio, noSpeech, speechApiError, synthesize, transcribe, wavAudio } from './voice.js'
+import type { VoiceProvidersFor } from './voice-providers.js'
 
 /** A text turn that takes longer than this is aborted (the session stays as it was). */
 export const TURN_TIMEOUT_MS = 120_000
@@ -37,6 +40,8 @@ export interface SessionDeps {
    * what the provider's own timeouts do not: a reply trickling in just under them, or many rounds.
    */
   turnTimeoutMs?: number
+  /** STT and TTS of a voice turn, from the agent's config and the organization's credentials. */
+  voiceFor?: VoiceProvidersFor
 }
 
 interface Which {
@@ -79,11 +84,44 @@ export class SessionService {
   }
 
   message(p: Principal, workflowId: string, sessionId: string, text: string): Promise<TurnFields> {
-    return this.exclusive(sessionId, () => {
-      const row = this.session(p, workflowId, sessionId)
-      if (row.status !== 'active') throw new ApiError('session_ended')
-      return this.advance(p, row, text)
+    return this.callerTurn(p, workflowId, sessionId, () => text)
+  }
+
+  /**
+   * A spoken turn: the audio is transcribed, the words run as the caller's message (the same turn
+   * as message(), serialized with it), and the reply is spoken back as a 16 kHz mono WAV.
+   * Nothing is recorded when the audio is unusable, no words are heard, or recognition fails.
+   */
+  async voice(p: Principal, workflowId: string, sessionId: string, body: RawBody) {
+    let transcript = ''
+    let speech: ReturnType<VoiceProvidersFor> | undefined
+    const turn = await this.callerTurn(p, workflowId, sessionId, async (row) => {
+      const pcm = decodeVoiceAudio(body)
+      if (!this.d.voiceFor) throw new ApiError('provider_not_configured', 'Voice turns are not configured on this server.')
+      speech = this.d.voiceFor(p.organizationId, AgentConfig.parse(JSON.parse(row.config)))
+      const signal = AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS)
+      try {
+        transcript = await transcribe(speech.stt, pcm, speech.sttLanguage, signal)
+      } catch (err) {
+        this.d.logger.warn({ session_id: row.id, err: (err as Error).message }, 'voice turn: speech-to-text failed')
+        throw speechApiError(err)
+      }
+      if (signal.aborted) throw new ApiError('service_unavailable')
+      if (!transcript) throw noSpeech()
+      return transcript
     })
+    const s = speech!
+    let audio: ReturnType<typeof wavAudio> | null = null
+    if (turn.messages.some((m) => m.trim())) {
+      try {
+        audio = wavAudio(await synthesize(s.tts, turn.messages, { voice: s.voice, language: s.ttsLanguage, signal: AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS) }))
+      } catch (err) {
+        // The turn is recorded by now (GET …/events has it); only its audio is missing.
+        this.d.logger.warn({ session_id: sessionId, err: (err as Error).message }, 'voice turn: text-to-speech failed')
+        throw speechApiError(err)
+      }
+    }
+    return { ...turn, transcript, audio }
   }
 
   /** Start plus at most one caller turn, recorded as a session of channel "run" and completed. */
@@ -140,6 +178,19 @@ export class SessionService {
   list(p: Principal, q: { workflow_uuid?: string; status?: SessionRow['status']; channel?: SessionRow['channel']; limit: number; offset: number }) {
     const page = this.d.repos.sessions.page(scope(p), { workflowId: q.workflow_uuid ?? null, status: q.status ?? null, channel: q.channel ?? null, limit: q.limit, offset: q.offset })
     return { items: page.items.map(summary), total: page.total }
+  }
+
+  /**
+   * One caller turn on an active session of the workflow: `hear` gives the caller's words (the
+   * text as sent, or a transcription) and runs inside the session's lock, so turns of one session,
+   * spoken or typed, never interleave.
+   */
+  private callerTurn(p: Principal, workflowId: string, sessionId: string, hear: (row: SessionRow) => string | Promise<string>): Promise<TurnFields> {
+    return this.exclusive(sessionId, async () => {
+      const row = this.session(p, workflowId, sessionId)
+      if (row.status !== 'active') throw new ApiError('session_ended')
+      return this.advance(p, row, await hear(row))
+    })
   }
 
   /** Runs the opening (text null) or one caller turn, then stores the outcome in one transaction. */

@@ -1,3 +1,5 @@
+import { startTranscriptionStandIn } from '../../bench/stand-ins/transcription-server.js'
+import { encodeWav } from '../../engine/audio/index.js'
 import { mailedToken, type Reply, type RequestOptions, type TestApp } from './app.js'
 import { PARAM_FIXTURES, SMALL_GRAPH, addMember, createKey, createWebhookEndpoint, createWorkflow, credentialSample, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
 
@@ -60,6 +62,20 @@ async function stagingSurvey(s: Scene): Promise<string> {
   const id = expectStatus(created, 201, 'create agent').id
   expectStatus(await s.a.request('POST', `/api/v1/workflows/${id}/publish`, { token: s.owner.token, headers }), 200, 'publish workflow')
   return id
+}
+
+/** Asks one yes/no question, then ends saying nothing: a caller turn with an empty reply. */
+export const SILENT_ENDING = {
+  variables: [{ name: 'consent', type: 'boolean' }],
+  nodes: [
+    { id: 'start', type: 'start' },
+    { id: 'ask', type: 'collect', data: { variable: 'consent', value_type: 'yes_no', prompt: 'Devam edelim mi?' } },
+    { id: 'done', type: 'end', data: { disposition: 'answered' } },
+  ],
+  edges: [
+    { id: 'e_ask', source: 'start', target: 'ask' },
+    { id: 'e_done', source: 'ask', target: 'done' },
+  ],
 }
 
 /** One way to perform each mutating route (keyed by operationId) and the event it must write. */
@@ -219,6 +235,25 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const sid = expectStatus(started, 201, 'start session').session_id
     const res = await s.send('POST', `/api/v1/workflows/${id}/sessions/${sid}/messages`, { token: s.owner.token, body: { text: 'evet' } })
     return { res, expect: byOwner(s, 'session.message', 'session', sid) }
+  },
+  // A real voice turn: the transcription stand-in hears "evet"; the agent then ends without a
+  // word, so no TTS runs (the trail test needs no espeak-ng).
+  sessions_voice: async (s) => {
+    const stt = await startTranscriptionStandIn({ apiKey: 'sk-audit-voice' })
+    try {
+      const headers = { 'x-environment-id': 'staging' }
+      expectStatus(await s.a.request('PUT', '/api/v1/credentials', { token: s.owner.token, body: { provider: 'openai', fields: { api_key: 'sk-audit-voice', base_url: stt.url } } }), 200, 'store credential')
+      const id = expectStatus(await s.a.request('POST', '/api/v1/workflows', { token: s.owner.token, headers, body: { name: 'Audited voice', definition: SILENT_ENDING } }), 201, 'create agent').id
+      expectStatus(await s.a.request('PUT', `/api/v1/workflows/${id}/config`, { token: s.owner.token, headers, body: { language: 'tr-TR', stt: { provider: 'openai' } } }), 200, 'put config')
+      expectStatus(await s.a.request('POST', `/api/v1/workflows/${id}/publish`, { token: s.owner.token, headers }), 200, 'publish workflow')
+      const sid = expectStatus(await s.a.request('POST', `/api/v1/workflows/${id}/sessions`, { token: s.owner.token, headers }), 201, 'start session').session_id
+      stt.script('evet')
+      const raw = encodeWav(new Int16Array(3200), 16000)
+      const res = await s.send('POST', `/api/v1/workflows/${id}/sessions/${sid}/voice`, { token: s.owner.token, raw, headers: { 'content-type': 'audio/wav' } })
+      return { res, expect: byOwner(s, 'session.message', 'session', sid) }
+    } finally {
+      await stt.close()
+    }
   },
   knowledge_base_create_document: async (s) => {
     const res = await s.send('POST', '/api/v1/knowledge-base/documents', { token: s.owner.token, body: { title: 'Audited', text: 'Audited text.' } })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Reply, TestApp } from './app.js'
+import { encodeWav } from '../../engine/audio/index.js'
 
 /** A signed-in user acting in one organization. */
 export interface Actor {
@@ -254,6 +255,8 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
  */
 export interface RequestSample {
   body?: unknown
+  /** The bytes of a raw-body route (bodyEncoding 'raw'), sent as is; `headers` give its Content-Type. */
+  raw?: Buffer
   query?: Record<string, string>
   headers?: Record<string, string>
 }
@@ -267,6 +270,8 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   workflows_text_run: { body: { input: 'hello' } },
   sessions_start: { body: {} },
   sessions_message: { body: { text: 'hi' } },
+  // 0.1 s of silence: valid audio, so only the session id decides the answer.
+  sessions_voice: { raw: encodeWav(new Int16Array(1600), 16000), headers: { 'content-type': 'audio/wav' } },
   integrations_run: { body: { action: 'request', input: { url: 'http://127.0.0.1:9/' } } },
   webhooks_update_endpoint: { body: { enabled: false } },
 }

@@ -50,7 +50,9 @@ function gaps(c: Case): string[] {
     if (!sample) out.push(`${c.label}: not a route definition; add a REQUEST_SAMPLES entry "${c.label}" ${where}`)
     return out
   }
-  if (r.body && !r.bodyOptional) {
+  if (r.body && !r.bodyOptional && r.bodyEncoding === 'raw') {
+    if (!sample?.raw) out.push(`${c.label} (${r.operationId}): needs raw bytes (and their content-type header) in REQUEST_SAMPLES ${where}`)
+  } else if (r.body && !r.bodyOptional) {
     if (sample?.body === undefined) out.push(`${c.label} (${r.operationId}): needs a valid body in REQUEST_SAMPLES ${where}`)
     else if (!r.body.safeParse(sample.body).success) out.push(`${c.label} (${r.operationId}): the REQUEST_SAMPLES body no longer validates`)
   }
@@ -63,7 +65,7 @@ function send(a: TestApp, c: Case, ids: Record<string, string>, auth: Auth): Pro
   const sample = sampleFor(c)
   const path = c.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(ids[name]!))
   const qs = sample?.query ? `?${new URLSearchParams(sample.query)}` : ''
-  return a.request(c.method, path + qs, { ...auth, body: sample?.body, headers: sample?.headers })
+  return a.request(c.method, path + qs, { ...auth, body: sample?.body, raw: sample?.raw, headers: sample?.headers })
 }
 
 const headersBut = (r: Reply) => [...r.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id')

@@ -1,0 +1,93 @@
+import type { Logger } from '../../core/index.js'
+import type { AgentConfig } from '../../engine/graph-runtime/index.js'
+import { DeepgramLiveStt, OpenAiTranscribeStt, type SttProvider } from '../../engine/pipeline/providers/stt/index.js'
+import { DeepgramAuraTts, EspeakTts, OpenAiSpeechTts, type TtsProvider } from '../../engine/pipeline/providers/tts/index.js'
+import type { OpenAiAccess } from '../credentials/openai-access.js'
+import { ApiError } from '../http/errors.js'
+
+/** The recognizer and the voice of one voice turn. */
+export interface VoiceProviders {
+  stt: SttProvider
+  tts: TtsProvider
+  /** The language the recognizer is told (the agent's stt.language, else its language). */
+  sttLanguage: string
+  /** What synthesize() is given: the configured voice (else the provider's pick) and language. */
+  voice: string | undefined
+  ttsLanguage: string
+}
+
+/** Resolves an organization's speech providers for an agent config; throws provider_not_configured. */
+export type VoiceProvidersFor = (organizationId: string, config: AgentConfig) => VoiceProviders
+
+export interface VoiceProviderDeps {
+  /** The organization's OpenAI-compatible access (stored "openai" credential, else the platform's). */
+  openAiAccess: (organizationId: string) => OpenAiAccess | undefined
+  credentials: { reveal(organizationId: string, provider: string): Readonly<Record<string, string>> | null }
+  logger: Logger
+  /**
+   * The longest audio one turn carries. The Deepgram socket holds this much (plus a margin) while
+   * it connects, so a whole upload pushed at once is never trimmed.
+   */
+  maxAudioMs: number
+}
+
+const DEEPGRAM_BASE_URL = 'https://api.deepgram.com'
+
+const notConfigured = (what: string, provider: string, fix: string) =>
+  new ApiError('provider_not_configured', `The agent's ${what} provider is "${provider}", and ${fix}.`)
+
+const OPENAI_FIX = 'no OpenAI key is available: store an "openai" credential (PUT /api/v1/credentials) or set OZAN_OPENAI_API_KEY'
+const DEEPGRAM_FIX = 'the organization has no "deepgram" credential: store one with PUT /api/v1/credentials (api_key, optional base_url)'
+
+/**
+ * Chooses STT and TTS from the agent's config and the organization's credentials, resolved per
+ * turn so a changed credential applies at once. Base URLs come from the stored credential (they
+ * were checked by isAllowedBaseUrl when stored: https, or http to loopback), never from the request.
+ * espeak needs no key; every other provider without its key is provider_not_configured (400),
+ * saying which credential to store.
+ */
+export function voiceProvidersFor(deps: VoiceProviderDeps): VoiceProvidersFor {
+  const deepgram = (organizationId: string, what: string): { apiKey: string; baseUrl: string } => {
+    let stored: Readonly<Record<string, string>> | null = null
+    try {
+      stored = deps.credentials.reveal(organizationId, 'deepgram')
+    } catch (err) {
+      deps.logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'stored deepgram credential cannot be decrypted')
+    }
+    if (!stored?.api_key) throw notConfigured(what, 'deepgram', DEEPGRAM_FIX)
+    return { apiKey: stored.api_key, baseUrl: (stored.base_url ?? DEEPGRAM_BASE_URL).replace(/\/+$/, '') }
+  }
+  const openai = (organizationId: string, what: string): OpenAiAccess => {
+    const access = deps.openAiAccess(organizationId)
+    if (!access) throw notConfigured(what, 'openai', OPENAI_FIX)
+    return access
+  }
+
+  return (organizationId, config) => {
+    const sttLanguage = config.stt.language ?? config.language
+    let stt: SttProvider
+    if (config.stt.provider === 'openai') {
+      const a = openai(organizationId, 'speech-to-text')
+      stt = new OpenAiTranscribeStt({ apiKey: a.apiKey, baseURL: a.baseURL, ...(config.stt.model && { model: config.stt.model }), maxUtteranceMs: deps.maxAudioMs + 1000 })
+    } else {
+      const d = deepgram(organizationId, 'speech-to-text')
+      // The live API is a WebSocket on the same host: https → wss, http (loopback) → ws.
+      stt = new DeepgramLiveStt({
+        apiKey: d.apiKey, baseUrl: d.baseUrl.replace(/^http/, 'ws'), ...(config.stt.model && { model: config.stt.model }), maxQueuedMs: deps.maxAudioMs + 5000,
+      })
+    }
+
+    let tts: TtsProvider
+    if (config.tts.provider === 'openai') {
+      const a = openai(organizationId, 'text-to-speech')
+      tts = new OpenAiSpeechTts({ apiKey: a.apiKey, baseURL: a.baseURL, ...(config.tts.model && { model: config.tts.model }) })
+    } else if (config.tts.provider === 'deepgram') {
+      const d = deepgram(organizationId, 'text-to-speech')
+      tts = new DeepgramAuraTts({ apiKey: d.apiKey, baseUrl: d.baseUrl })
+    } else {
+      // speed 0.5–2 around espeak-ng's 175 words per minute (its accepted range is 80–450).
+      tts = new EspeakTts({ rateWpm: Math.min(450, Math.max(80, Math.round(175 * config.tts.speed))) })
+    }
+    return { stt, tts, sttLanguage, voice: config.tts.voice, ttsLanguage: config.language }
+  }
+}
