@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks'
 import { checkRequest, contentText, type StandInMessage, type StandInTool, type ValidRequest } from './openai-validate.js'
 import { checkEmbeddingsRequest, embeddingsBody, synonymTable } from './openai-embeddings.js'
 import { chunkBody, completionBody, errorBody, maskKey, newId, planChunks, usageBody, type ScriptedReply, type Usage } from './openai-wire.js'
+import { closedSignal, readBody, sleep } from './http-helpers.js'
 
 export type { ScriptedReply, ScriptedToolCall } from './openai-wire.js'
 export type { StandInMessage, StandInTool } from './openai-validate.js'
@@ -282,30 +283,3 @@ function describe(f: InjectedFailure): string {
   return f.kind === 'status' ? `status ${f.status}` : f.kind === 'hang' ? 'hang' : `${f.kind} after ${f.afterChunks} chunks`
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    req.on('data', (c: Buffer) => parts.push(c))
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
-    req.on('error', reject)
-  })
-}
-
-function closedSignal(res: http.ServerResponse): AbortSignal {
-  const ac = new AbortController()
-  res.on('close', () => ac.abort())
-  return ac.signal
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
-}

@@ -14,6 +14,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { errorBody, maskKey, newId } from './openai-wire.js'
+import { closedSignal, readBody, sleep } from './http-helpers.js'
 
 export type SpeechFailure =
   /** An error status with the protocol's error body (OpenAI's envelope or Deepgram's err_code/err_msg). */
@@ -257,30 +258,3 @@ function json(res: http.ServerResponse, status: number, body: unknown, r?: Speec
   res.end(JSON.stringify(body))
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    req.on('data', (c: Buffer) => parts.push(c))
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
-    req.on('error', reject)
-  })
-}
-
-function closedSignal(res: http.ServerResponse): AbortSignal {
-  const ac = new AbortController()
-  res.on('close', () => ac.abort())
-  return ac.signal
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
-}

@@ -5,6 +5,7 @@
  * Retries are ours, not the SDK's (maxRetries: 0): only before anything was yielded, because a
  * retry after the first words would make the caller hear them twice.
  */
+import { baseUrlHost } from '../base-url.js'
 import OpenAI from 'openai'
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { LlmChunk, LlmClient, LlmRequest } from '../../../graph-runtime/index.js'
@@ -66,20 +67,14 @@ export class OpenAiLlm implements LlmClient {
   constructor(options: Partial<OpenAiLlmOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_LLM_OPTIONS, ...options }
     if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('OpenAiLlm: apiKey is required')
-    let url: URL
-    try {
-      url = new URL(rest.baseURL)
-    } catch {
-      throw new TypeError(`OpenAiLlm: baseURL is not a URL`)
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('OpenAiLlm: baseURL must be http or https')
+    const host = baseUrlHost('OpenAiLlm', rest.baseURL)
     for (const k of ['timeoutMs', 'idleTimeoutMs', 'maxRetries', 'retryBaseMs', 'retryMaxDelayMs', 'maxRetryAfterMs'] as const) {
       if (!Number.isFinite(rest[k]) || rest[k] < 0) throw new RangeError(`OpenAiLlm: ${k} must be a number ≥ 0`)
     }
     if (rest.timeoutMs <= 0 || rest.idleTimeoutMs <= 0) throw new RangeError('OpenAiLlm: timeouts must be > 0')
     this.options = rest
     this.apiKey = apiKey
-    this.host = url.host
+    this.host = host
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.

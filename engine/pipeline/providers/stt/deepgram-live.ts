@@ -4,6 +4,7 @@
  * reconnect mid-utterance would lose audio the caller believes was heard: failures surface as an
  * `error` event and the pipeline decides (retry, fail over).
  */
+import { baseUrlHost } from '../base-url.js'
 import { DeepgramClient } from '@deepgram/sdk'
 import { SAMPLE_RATE, pcmToBytes } from '../../../audio/index.js'
 import { closeError, connectError, isResults, resultsToEvent } from './deepgram-wire.js'
@@ -53,19 +54,13 @@ export class DeepgramLiveStt implements SttProvider {
   constructor(options: Partial<DeepgramLiveOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_DEEPGRAM_LIVE_OPTIONS, ...options }
     if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('DeepgramLiveStt: apiKey is required')
-    let url: URL
-    try {
-      url = new URL(rest.baseUrl)
-    } catch {
-      throw new TypeError('DeepgramLiveStt: baseUrl is not a URL')
-    }
-    if (!['ws:', 'wss:'].includes(url.protocol)) throw new TypeError('DeepgramLiveStt: baseUrl must be ws or wss')
+    const host = baseUrlHost('DeepgramLiveStt', rest.baseUrl, ['ws:', 'wss:'])
     for (const k of ['keepAliveMs', 'connectTimeoutMs', 'finalTimeoutMs', 'maxQueuedMs'] as const) {
       if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`DeepgramLiveStt: ${k} must be > 0`)
     }
     this.options = rest
     this.apiKey = apiKey
-    this.host = url.host
+    this.host = host
     this.client = new DeepgramClient({ apiKey, baseUrl: rest.baseUrl, maxRetries: 0, logging: { silent: true } })
   }
 

@@ -4,6 +4,7 @@
  * the audio of one utterance, cut by the VAD (endUtterance), is sent as a WAV and answered with
  * one final. Segments are transcribed one at a time, so finals arrive in the order spoken.
  */
+import { baseUrlHost } from '../base-url.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
 import { SttEventQueue } from './event-queue.js'
@@ -47,19 +48,13 @@ export class OpenAiTranscribeStt implements SttProvider {
   constructor(options: Partial<OpenAiTranscribeOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_TRANSCRIBE_OPTIONS, ...options }
     if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('OpenAiTranscribeStt: apiKey is required')
-    let url: URL
-    try {
-      url = new URL(rest.baseURL)
-    } catch {
-      throw new TypeError('OpenAiTranscribeStt: baseURL is not a URL')
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('OpenAiTranscribeStt: baseURL must be http or https')
+    const host = baseUrlHost('OpenAiTranscribeStt', rest.baseURL)
     for (const k of ['timeoutMs', 'maxUtteranceMs', 'maxPendingSegments'] as const) {
       if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`OpenAiTranscribeStt: ${k} must be > 0`)
     }
     this.options = rest
     this.apiKey = apiKey
-    this.host = url.host
+    this.host = host
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.

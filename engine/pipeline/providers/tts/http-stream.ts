@@ -1,3 +1,4 @@
+import { baseUrlHost } from '../base-url.js'
 /**
  * What the HTTP providers share: open a request, read its body as it streams, decode and resample,
  * yield. One place owns barge-in (the caller's signal aborts the request and the body), the
@@ -88,13 +89,4 @@ export function statusError(who: string, status: number, detail: string, quotaEx
 }
 
 /** Validates a base URL up front, as constructors do, and returns its host for messages. */
-export function hostOf(ctor: string, baseURL: string): string {
-  let url: URL
-  try {
-    url = new URL(baseURL)
-  } catch {
-    throw new TypeError(`${ctor}: base URL is not a URL`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`${ctor}: base URL must be http or https`)
-  return url.host
-}
+export const hostOf = (ctor: string, baseURL: string): string => baseUrlHost(ctor, baseURL)

@@ -94,7 +94,7 @@ t.test('breaking out of the stream closes the HTTP response', async (t) => {
 
 t.test('the constructor checks its options up front', async (t) => {
   t.throws(() => new OpenAiLlm({ apiKey: '' }), /apiKey is required/)
-  t.throws(() => new OpenAiLlm({ apiKey: KEY, baseURL: 'not a url' }), /baseURL is not a URL/)
+  t.throws(() => new OpenAiLlm({ apiKey: KEY, baseURL: 'not a url' }), /base URL is not a URL/)
   t.throws(() => new OpenAiLlm({ apiKey: KEY, baseURL: 'ftp://x/v1' }), /http or https/)
   t.throws(() => new OpenAiLlm({ apiKey: KEY, timeoutMs: 0 }), RangeError)
   t.throws(() => new OpenAiLlm({ apiKey: KEY, maxRetries: -1 }), RangeError)
