@@ -129,6 +129,8 @@ export type ServerEvent =
   | { type: 'ended'; reason: EndReason }
   | { type: 'error'; code: string; message: string }
   | { type: 'pong'; id: string | number | null }
+  /** Drop agent audio already buffered on the client (sent on barge-in). */
+  | { type: 'clear' }
 
 export const events = {
   hello: (callId: string): ServerEvent => ({
@@ -160,6 +162,7 @@ export const events = {
   ended: (reason: EndReason): ServerEvent => ({ type: 'ended', reason }),
   error: (code: string, message: string): ServerEvent => ({ type: 'error', code, message }),
   pong: (id: string | number | undefined): ServerEvent => ({ type: 'pong', id: id ?? null }),
+  clear: (): ServerEvent => ({ type: 'clear' }),
 }
 
 export const encodeEvent = (e: ServerEvent): string => JSON.stringify(e)

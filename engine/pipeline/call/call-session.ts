@@ -1,0 +1,576 @@
+/**
+ * One realtime web call: caller audio → VAD + STT → turn-taking → graph runtime → phrase chunker →
+ * TTS → playout → the caller (ARCHITECTURE.md, "One voice turn, as data"; docs/protocol.md).
+ *
+ * Everything is injected (channel, runtime, providers, strategy, clock, recorder), so the session
+ * is the same under a socket server, a bench or a test. Time is one monotonic clock (ms): VAD
+ * events, which are stamped in audio time, are moved onto it by subtracting the detector's own
+ * latency (`confirmedAt - at`) from the moment its verdict came in.
+ *
+ * Bounds: VAD backlog (`maxVadBacklog` windows, then windows are dropped and counted), phrases
+ * between the runtime and TTS (BoundedQueue), audio in playout (`maxBufferMs`), audio toward the
+ * socket (AudioWriter; playout pauses while more than `maxPendingWrites` frames wait for it). The
+ * STT stream bounds what it holds itself.
+ */
+import { FRAME_MS, pcmToBytes } from '../../audio/index.js'
+import type { GraphRuntime } from '../../graph-runtime/runtime.js'
+import type { RuntimeEvent } from '../../graph-runtime/io.js'
+import type { ClientChannel } from '../../server/client-channel.js'
+import { events, type CallStatus, type EndReason, type ServerEvent } from '../../server/protocol.js'
+import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
+import { isBackchannel } from '../../turn-taking/backchannels.js'
+import type { TurnDecision, TurnEvent, TurnStrategy } from '../../turn-taking/strategy.js'
+import { SpeechDetector, Windower, type SpeechDetectorOptions, type VadModel, type VadStream } from '../../vad/index.js'
+import { PhraseChunker } from '../phrase-chunker.js'
+import { Playout, type PlayoutEvent, type PlayoutOptions } from '../playout.js'
+import { realPlayoutClock, type PlayoutClock, type TimerId } from '../playout-clock.js'
+import type { SttProvider, SttStream } from '../providers/stt/types.js'
+import type { TtsCache } from '../providers/tts/cache.js'
+import type { TtsProvider } from '../providers/tts/types.js'
+import { FixedLine, Generation, type ReplySource } from './generation.js'
+import { BoundedQueue } from './queue.js'
+import type { CallEndReason, CallRecorder } from './recorder.js'
+
+export interface CallLimits {
+  /** The call ends (`max_duration`) this long after start(). */
+  maxDurationMs: number
+  /** Caller silent this long while the agent listens: the agent asks once, then ends (`idle_timeout`). */
+  silenceTimeoutMs: number
+}
+
+export interface CallSessionDeps {
+  channel: ClientChannel
+  runtime: GraphRuntime
+  vad: VadModel
+  stt: SttProvider
+  tts: TtsProvider
+  /** Static lines (greetings, say/collect prompts) are synthesized through it when given. */
+  ttsCache?: TtsCache
+  voice?: string
+  strategy: TurnStrategy
+  bargeIn?: Partial<BargeInOptions>
+  detector?: Partial<SpeechDetectorOptions>
+  language: string
+  clock?: PlayoutClock
+  recorder: CallRecorder
+  limits: CallLimits
+  playout?: Partial<PlayoutOptions>
+  /** Asked once after `silenceTimeoutMs` of caller silence. */
+  stillTherePrompt?: string
+  /** VAD windows (32 ms) waiting for inference before new ones are dropped (default 64 ≈ 2 s). */
+  maxVadBacklog?: number
+  /** Agent frames waiting for the socket before playout pauses (default 50 ≈ 1 s). */
+  maxPendingWrites?: number
+}
+
+/** Timestamps (clock ms) of one agent reply, for its `metrics` event. */
+interface TurnTiming {
+  speechEndAt: number | null
+  finalAt: number | null
+  endOfTurnAt: number | null
+  firstTokenAt: number | null
+  ttsFirstByteMs: number | null
+  firstFrameAt: number | null
+}
+
+interface ActiveTurn {
+  id: string
+  /** The caller's words this reply answers; null for the greeting and fixed lines. */
+  userText: string | null
+  source: ReplySource
+  timing: TurnTiming
+  /** A frame of it has been sent. */
+  speaking: boolean
+  interrupted: boolean
+  done: Promise<void>
+}
+
+const TICK_MS = FRAME_MS
+const NO_TIMING = (): TurnTiming => ({ speechEndAt: null, finalAt: null, endOfTurnAt: null, firstTokenAt: null, ttsFirstByteMs: null, firstFrameAt: null })
+const ms = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.max(0, Math.round(a - b)))
+const errorCode = (err: unknown): string => {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^[a-z][a-z0-9_]{1,40}$/.test(code) ? code : 'internal_error'
+}
+const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err)).slice(0, 300)
+
+export class CallSession {
+  private readonly d: CallSessionDeps
+  private readonly clock: PlayoutClock
+  private readonly callAc = new AbortController()
+  private readonly playout: Playout
+  private readonly bargeIn: BargeIn
+  private readonly bargeInOptions: BargeInOptions
+  private readonly windower = new Windower()
+  private readonly detector: SpeechDetector
+  private vadStream: VadStream | null = null
+  private stt: SttStream | null = null
+  private vadChain: Promise<void> = Promise.resolve()
+  private vadBacklog = 0
+  private vadDropped = 0
+  private ticker: TimerId | null = null
+  private status: CallStatus = 'connecting'
+  private turn: ActiveTurn | null = null
+  private preempt: { text: string; gen: Generation } | null = null
+  /** Settles when the runtime is free for the next generation. */
+  private runtimeFree: Promise<void> = Promise.resolve()
+  private userTurns = 0
+  private lastSpeechEndAt: number | null = null
+  private lastFinalAt: number | null = null
+  private lastActivityAt = 0
+  private userSpeaking = false
+  private promptedStillThere = false
+  private startedAt = 0
+  private ending = false
+  private pauses = new Set<'barge_in' | 'backpressure'>()
+  private pendingWrites = 0
+  private idleWaiters: (() => void)[] = []
+  private started = false
+
+  constructor(deps: CallSessionDeps) {
+    this.d = deps
+    this.clock = deps.clock ?? realPlayoutClock
+    this.bargeInOptions = { ...DEFAULT_BARGE_IN, lang: deps.language, ...deps.bargeIn }
+    this.bargeIn = new BargeIn(this.bargeInOptions)
+    this.detector = new SpeechDetector(deps.detector)
+    this.playout = new Playout({
+      ...deps.playout,
+      clock: this.clock,
+      signal: this.callAc.signal,
+      sink: (frame) => this.sendFrame(frame),
+      onEvent: (e) => this.onPlayout(e),
+    })
+  }
+
+  /** Aborted when the call ends, for whatever reason. */
+  get signal(): AbortSignal {
+    return this.callAc.signal
+  }
+
+  get callStatus(): CallStatus {
+    return this.status
+  }
+
+  /** Wires the channel and starts the call: greeting first, listening meanwhile. */
+  start(): void {
+    if (this.started) throw new Error('CallSession.start() called twice')
+    this.started = true
+    const { channel, limits } = this.d
+    this.startedAt = this.lastActivityAt = this.clock.now()
+    channel.handlers = {
+      audio: (pcm) => this.onAudio(pcm),
+      control: (m) => {
+        if (m.type === 'stop') this.finish('client_stop', 'client_hangup')
+        else if (m.type === 'mute') this.d.recorder.event('mute', { muted: m.muted })
+      },
+      closed: (code) => this.finish('client_stop', code === 1000 ? 'client_hangup' : 'dropped'),
+    }
+    if (channel.closed) return this.finish('client_stop', 'dropped')
+    if (!(limits.maxDurationMs > 0) || !(limits.silenceTimeoutMs > 0)) throw new RangeError('CallSession: limits must be > 0')
+    this.d.recorder.event('call_started', { language: this.d.language, vad: this.d.vad.kind, stt: this.d.stt.name, tts: this.d.tts.name })
+    this.vadStream = this.d.vad.stream()
+    this.stt = this.d.stt.open({ language: this.d.language, signal: this.callAc.signal, sampleRate: 16000 })
+    void this.sttLoop(this.stt)
+    const tick = () => {
+      this.ticker = null
+      if (this.ending) return
+      this.tick()
+      if (!this.ending) this.ticker = this.clock.setTimer(tick, TICK_MS)
+    }
+    this.ticker = this.clock.setTimer(tick, TICK_MS)
+    const gen = new Generation((signal) => this.d.runtime.start(signal), this.runtimeFree, this.clock.now(), this.callAc.signal)
+    this.runtimeFree = gen.settled
+    this.beginTurn('turn-0', null, gen, NO_TIMING())
+  }
+
+  // ── caller audio ───────────────────────────────────────────────────────────────────────────────
+
+  private onAudio(pcm: Int16Array): void {
+    if (this.ending) return
+    this.stt?.push(pcm)
+    const vad = this.vadStream
+    if (!vad) return
+    for (const w of this.windower.push(pcm)) {
+      if (this.vadBacklog >= (this.d.maxVadBacklog ?? 64)) {
+        if (this.vadDropped++ === 0) this.d.recorder.event('vad_overload', { backlog: this.vadBacklog })
+        continue
+      }
+      this.vadBacklog++
+      const p = vad.process(w.samples)
+      this.vadChain = this.vadChain.then(
+        () => p.then(
+          (prob) => {
+            this.vadBacklog--
+            this.onVad(prob, w.endMs)
+          },
+          (err: unknown) => {
+            this.vadBacklog--
+            this.fail('vad_failed', `voice activity detection failed: ${errorMessage(err)}`)
+          },
+        ),
+      )
+    }
+  }
+
+  private onVad(probability: number, endMs: number): void {
+    if (this.ending) return
+    const now = this.clock.now()
+    for (const e of this.detector.process(probability, endMs)) {
+      const at = now - (e.confirmedAt - e.at)
+      if (e.type === 'speech_start') {
+        this.userSpeaking = true
+        this.lastActivityAt = now
+        this.d.recorder.event('speech_start', { at })
+      } else {
+        this.userSpeaking = false
+        this.lastSpeechEndAt = at
+        this.lastActivityAt = now
+        this.d.recorder.event('speech_end', { at })
+        this.stt?.endUtterance()
+      }
+      this.turnEvent({ type: e.type, at })
+    }
+  }
+
+  private async sttLoop(stream: SttStream): Promise<void> {
+    try {
+      for await (const ev of stream.events) {
+        if (this.ending) return
+        if (ev.type === 'error') return this.fail(ev.error.code, ev.error.message)
+        const now = this.clock.now()
+        const text = ev.text.replace(/\s+/g, ' ').trim()
+        if (text) this.lastActivityAt = now
+        if (ev.type === 'final' && text) this.lastFinalAt = now
+        if (ev.type === 'partial' && text) this.send(events.transcript({ role: 'user', text, final: false, turnId: `turn-${this.userTurns + 1}` }))
+        this.turnEvent({ type: 'transcript', text: ev.text, final: ev.type === 'final', at: now })
+      }
+      if (!this.ending) this.fail('stt_failed', 'the transcription stream ended unexpectedly')
+    } catch (err) {
+      if (!this.ending) this.fail(errorCode(err), errorMessage(err))
+    }
+  }
+
+  private tick(): void {
+    const now = this.clock.now()
+    if (now - this.startedAt >= this.d.limits.maxDurationMs) return this.finish('max_duration', 'max_duration')
+    this.turnEvent({ type: 'tick', at: now })
+    if (this.ending || this.turn || this.userSpeaking) return
+    if (now - this.lastActivityAt < this.d.limits.silenceTimeoutMs) return
+    if (this.promptedStillThere) return this.finish('idle_timeout', 'idle_timeout')
+    this.promptedStillThere = true
+    const prompt = this.d.stillTherePrompt ?? (this.d.language.startsWith('tr') ? 'Orada mısınız?' : 'Are you still there?')
+    this.d.recorder.event('still_there', {})
+    this.beginTurn(`prompt-${this.userTurns}`, null, new FixedLine(prompt, now), NO_TIMING())
+  }
+
+  // ── turn-taking ────────────────────────────────────────────────────────────────────────────────
+
+  private turnEvent(e: TurnEvent): void {
+    if (this.ending) return
+    for (const b of this.bargeIn.handle(e)) this.onBargeIn(b)
+    if (this.ending) return
+    for (const dec of this.d.strategy.handle(e)) {
+      this.onDecision(dec)
+      if (this.ending) return
+    }
+  }
+
+  private onDecision(dec: TurnDecision): void {
+    switch (dec.type) {
+      case 'preempt':
+        // The agent is busy (thinking or speaking): nothing to gain, and the runtime is taken.
+        if (this.turn || this.preempt) return
+        this.preempt = { text: dec.text, gen: this.turnGeneration(dec.text) }
+        this.preempt.gen.prime()
+        this.d.recorder.event('preempt', { text: dec.text })
+        return
+      case 'cancel_preempt':
+        if (!this.preempt) return
+        this.preempt.gen.cancel()
+        this.preempt = null
+        this.d.recorder.event('cancel_preempt', {})
+        return
+      case 'end_of_turn':
+        return this.endOfTurn(dec.text, dec.at)
+    }
+  }
+
+  private endOfTurn(raw: string, at: number): void {
+    let text = raw.replace(/\s+/g, ' ').trim()
+    if (!text) return
+    const current = this.turn
+    if (current) {
+      if (current.speaking) {
+        // Words over the agent that did not interrupt it: a backchannel leaves it talking.
+        if (!this.bargeInOptions.backchannelsInterrupt && isBackchannel(text, this.d.language, this.bargeInOptions.backchannels)) {
+          this.d.recorder.event('backchannel', { text })
+          return
+        }
+        this.interrupt(current)
+      } else if (current.userText !== null) {
+        // The caller added words before the reply was heard: answer everything they said.
+        text = `${current.userText} ${text}`
+        current.interrupted = true
+        current.source.cancel()
+        this.turn = null
+        this.userTurns--
+      } else {
+        current.interrupted = true
+        current.source.cancel()
+        this.turn = null
+      }
+    }
+    const id = `turn-${++this.userTurns}`
+    this.promptedStillThere = false
+    this.send(events.transcript({ role: 'user', text, final: true, turnId: id }))
+    this.d.recorder.transcript('user', text, { interrupted: false, turnId: id })
+    let gen: Generation
+    if (this.preempt && this.preempt.text === text) {
+      gen = this.preempt.gen
+      this.d.recorder.event('preempt_used', { text })
+    } else {
+      this.preempt?.gen.cancel()
+      gen = this.turnGeneration(text)
+    }
+    this.preempt = null
+    this.setStatus('thinking')
+    this.beginTurn(id, text, gen, { ...NO_TIMING(), speechEndAt: this.lastSpeechEndAt, finalAt: this.lastFinalAt, endOfTurnAt: at })
+  }
+
+  private turnGeneration(text: string): Generation {
+    const gen = new Generation((signal) => this.d.runtime.turn(text, signal), this.runtimeFree, this.clock.now(), this.callAc.signal)
+    this.runtimeFree = gen.settled
+    return gen
+  }
+
+  private onBargeIn(b: BargeInDecision): void {
+    this.d.recorder.event(`barge_in_${b.type}`, { ...b })
+    if (b.type === 'pause') this.pause('barge_in')
+    else if (b.type === 'resume') this.unpause('barge_in')
+    else if (this.turn?.speaking) this.interrupt(this.turn)
+    else this.unpause('barge_in')
+  }
+
+  /** The caller took the turn: stop the reply, keep only what was heard. */
+  private interrupt(t: ActiveTurn): void {
+    if (t.interrupted) return
+    t.interrupted = true
+    const { heardText } = this.playout.interrupt()
+    t.source.cancel()
+    this.pauses.delete('barge_in')
+    this.d.channel.audio.flush()
+    this.send(events.clear())
+    this.send(events.transcript({ role: 'agent', text: heardText, final: true, turnId: t.id, interrupted: true }))
+    this.d.recorder.transcript('agent', heardText, { interrupted: true, turnId: t.id })
+    this.endReply(t)
+    this.setStatus('listening')
+  }
+
+  // ── agent replies ──────────────────────────────────────────────────────────────────────────────
+
+  private beginTurn(id: string, userText: string | null, source: ReplySource, timing: TurnTiming): void {
+    const t: ActiveTurn = { id, userText, source, timing, speaking: false, interrupted: false, done: Promise.resolve() }
+    this.turn = t
+    t.done = this.runTurn(t).catch((err: unknown) => {
+      if (!this.ending) this.fail(errorCode(err), errorMessage(err))
+    })
+  }
+
+  private async runTurn(t: ActiveTurn): Promise<void> {
+    const signal = t.source.ac.signal
+    this.playout.startTurn(signal)
+    const phrases = new BoundedQueue<{ text: string; cached: boolean }>(8)
+    const chunker = new PhraseChunker()
+    let streamed = false
+    let endDisposition: string | null = null
+    const put = async (list: string[], cached: boolean) => {
+      for (const text of list) await phrases.push({ text, cached })
+    }
+    const pump = async () => {
+      try {
+        for await (const ev of t.source.events()) {
+          if (signal.aborted) break
+          switch (ev.kind) {
+            case 'text_delta':
+              t.timing.firstTokenAt ??= this.clock.now()
+              streamed = true
+              await put(chunker.push(ev.text), false)
+              break
+            case 'say':
+              t.timing.firstTokenAt ??= this.clock.now()
+              if (streamed) await put(chunker.flush(), false)
+              else await put([ev.text], ev.source === 'static')
+              streamed = false
+              break
+            case 'end':
+              endDisposition = ev.disposition
+              this.d.recorder.event('runtime_end', { disposition: ev.disposition })
+              break
+            case 'error':
+              this.send(events.error(ev.code, ev.message))
+              this.d.recorder.event('runtime_error', { code: ev.code, message: ev.message })
+              break
+            default:
+              this.d.recorder.event(ev.kind, { ...(ev as Exclude<RuntimeEvent, { kind: 'say' | 'text_delta' | 'end' | 'error' }>) })
+          }
+        }
+        if (!signal.aborted) await put(chunker.flush(), false)
+      } finally {
+        phrases.close()
+      }
+    }
+    const speakAll = async () => {
+      try {
+        for await (const p of phrases) {
+          if (signal.aborted) break
+          await this.synthesize(t, p.text, p.cached, signal)
+        }
+      } catch (err) {
+        phrases.clear()
+        t.source.cancel(err)
+        throw err
+      }
+    }
+    const [a, b] = await Promise.allSettled([pump(), speakAll()])
+    if (t.interrupted || this.ending) return
+    const failure = a.status === 'rejected' ? a.reason : b.status === 'rejected' ? b.reason : null
+    if (failure !== null) {
+      t.source.cancel()
+      if (!signal.aborted || !(failure instanceof DOMException)) throw failure
+      return
+    }
+    await this.playoutIdle()
+    if (t.interrupted || this.ending) return
+    const heard = this.playout.heardText()
+    if (heard) {
+      this.send(events.transcript({ role: 'agent', text: heard, final: true, turnId: t.id }))
+      this.d.recorder.transcript('agent', heard, { interrupted: false, turnId: t.id })
+    }
+    this.endReply(t)
+    if (endDisposition !== null) return this.finish('agent_ended', 'agent_ended')
+    this.setStatus('listening')
+  }
+
+  private async synthesize(t: ActiveTurn, text: string, cached: boolean, signal: AbortSignal): Promise<void> {
+    const seg = this.playout.beginSegment(text)
+    const requested = this.clock.now()
+    const opts = { signal, language: this.d.language, ...(this.d.voice !== undefined ? { voice: this.d.voice } : {}) }
+    const audio = cached && this.d.ttsCache ? this.d.ttsCache.synthesizeCached(this.d.tts, text, opts) : this.d.tts.synthesize(text, opts)
+    try {
+      for await (const chunk of audio) {
+        t.timing.ttsFirstByteMs ??= this.clock.now() - requested
+        if (!(await seg.push(chunk))) break
+      }
+    } finally {
+      seg.end()
+    }
+  }
+
+  /** Once per reply that ends (heard in full or interrupted): metrics, barge-in disarmed. */
+  private endReply(t: ActiveTurn): void {
+    if (this.turn === t) this.turn = null
+    this.setAgentSpeaking(false)
+    this.lastActivityAt = this.clock.now()
+    if (t.userText === null) return
+    const m = t.timing
+    const metrics = {
+      endpointingMs: ms(m.endOfTurnAt, m.speechEndAt),
+      sttMs: ms(m.finalAt, m.speechEndAt),
+      llmFirstTokenMs: ms(m.firstTokenAt, t.source.startedAt),
+      ttsFirstByteMs: m.ttsFirstByteMs === null ? null : Math.round(m.ttsFirstByteMs),
+      engineMs: ms(m.firstFrameAt, m.endOfTurnAt),
+      voiceToVoiceMs: ms(m.firstFrameAt, m.speechEndAt),
+    }
+    const wire: Record<string, number> = {}
+    for (const [k, v] of Object.entries(metrics)) if (v !== null) wire[k] = v
+    this.send(events.metrics(t.id, wire))
+    this.d.recorder.metrics({ turnId: t.id, ...metrics, interrupted: t.interrupted })
+  }
+
+  // ── playout and output ─────────────────────────────────────────────────────────────────────────
+
+  private sendFrame(frame: Int16Array): void {
+    const t = this.turn
+    if (t && !t.speaking) {
+      t.speaking = true
+      t.timing.firstFrameAt = this.clock.now()
+      this.setStatus('speaking')
+      this.setAgentSpeaking(true)
+    }
+    this.pendingWrites++
+    const settle = () => {
+      this.pendingWrites--
+      if (this.pendingWrites < (this.d.maxPendingWrites ?? 50) / 2) this.unpause('backpressure')
+    }
+    this.d.channel.audio.write(pcmToBytes(frame)).then(settle, settle)
+    if (this.pendingWrites >= (this.d.maxPendingWrites ?? 50)) this.pause('backpressure')
+  }
+
+  private onPlayout(e: PlayoutEvent): void {
+    if (e.type === 'drained' || e.type === 'interrupted') for (const w of this.idleWaiters.splice(0)) w()
+  }
+
+  private playoutIdle(): Promise<void> {
+    if (this.playout.idle || this.ending) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  private pause(why: 'barge_in' | 'backpressure'): void {
+    this.pauses.add(why)
+    this.playout.pause()
+  }
+
+  private unpause(why: 'barge_in' | 'backpressure'): void {
+    if (!this.pauses.delete(why) || this.pauses.size > 0) return
+    this.playout.resume()
+  }
+
+  private agentSpeaking = false
+  private setAgentSpeaking(speaking: boolean): void {
+    if (this.agentSpeaking === speaking) return
+    this.agentSpeaking = speaking
+    for (const b of this.bargeIn.handle({ type: 'agent_speaking', speaking, at: this.clock.now() })) this.onBargeIn(b)
+  }
+
+  private setStatus(status: CallStatus): void {
+    if (this.status === status || this.ending) return
+    this.status = status
+    this.send(events.status(status))
+  }
+
+  private send(e: ServerEvent): void {
+    if (!this.d.channel.closed) this.d.channel.send(e)
+  }
+
+  // ── the end ────────────────────────────────────────────────────────────────────────────────────
+
+  /** A provider or engine failure: `error` event, then `ended: error`, close 1000. */
+  private fail(code: string, message: string): void {
+    if (this.ending) return
+    this.send(events.error(code, message))
+    this.d.recorder.event('error', { code, message })
+    this.finish('error', 'error')
+  }
+
+  /** Ends the call once: aborts turn, preempt, STT, playout and TTS; records why; ended + close. */
+  finish(reason: EndReason, recorded: CallEndReason): void {
+    if (this.ending) return
+    this.ending = true
+    if (this.ticker !== null) this.clock.clearTimer(this.ticker)
+    this.ticker = null
+    this.turn?.source.cancel()
+    this.preempt?.gen.cancel()
+    this.preempt = null
+    this.callAc.abort(new DOMException(`call ended: ${reason}`, 'AbortError'))
+    this.playout.close()
+    for (const w of this.idleWaiters.splice(0)) w()
+    this.vadStream?.reset()
+    this.d.recorder.event('call_ended', { reason, vad_dropped_windows: this.vadDropped })
+    this.d.recorder.ended(recorded)
+    this.status = 'ended'
+    if (!this.d.channel.closed) {
+      this.send(events.status('ended'))
+      this.d.channel.end(reason)
+    }
+  }
+}
