@@ -42,6 +42,15 @@ export function initialState(def: Definition, seed: Record<string, unknown> = {}
 type Emit = (e: RuntimeEvent) => void
 
 /**
+ * The abort reason of a turn to forget entirely: aborting with it restores the state without
+ * keeping the caller's words (a preemptive reply whose words the caller went on to extend).
+ */
+export function discardTurn(): DOMException {
+  return new DOMException('The turn was discarded', 'TurnDiscarded')
+}
+const isDiscard = (reason: unknown): boolean => reason instanceof DOMException && reason.name === 'TurnDiscarded'
+
+/**
  * Executes an agent graph turn by turn. `start` and `turn` yield events as they happen; nothing
  * here waits on storage. If the signal aborts mid-turn, the state is restored to where the turn
  * began (the caller's words stay in the history), so a barged-in turn leaves no half-applied step.
@@ -124,7 +133,9 @@ export class GraphRuntime {
         // putting the state back, or it could write into the restored state.
         await settled
         this.s = before
-        if (userText !== null) this.remember('user', userText)
+        // A cut reply still leaves the caller's words said; a discarded turn (the caller went on
+        // speaking, so the words return in a longer turn) leaves no trace.
+        if (userText !== null && !isDiscard(signal.reason)) this.remember('user', userText)
       }
       throw err
     }

@@ -13,7 +13,7 @@
  * STT stream bounds what it holds itself.
  */
 import { FRAME_MS, pcmToBytes } from '../../audio/index.js'
-import type { GraphRuntime } from '../../graph-runtime/runtime.js'
+import { discardTurn, type GraphRuntime } from '../../graph-runtime/runtime.js'
 import type { RuntimeEvent } from '../../graph-runtime/io.js'
 import type { ClientChannel } from '../../server/client-channel.js'
 import { events, type CallStatus, type EndReason, type ServerEvent } from '../../server/protocol.js'
@@ -286,7 +286,8 @@ export class CallSession {
         return
       case 'cancel_preempt':
         if (!this.preempt) return
-        this.preempt.gen.cancel()
+        // The caller went on: the words come back in a longer turn, so this one is forgotten.
+        this.preempt.gen.cancel(discardTurn())
         this.preempt = null
         this.d.recorder.event('cancel_preempt', {})
         return
@@ -329,7 +330,8 @@ export class CallSession {
       gen = this.preempt.gen
       this.d.recorder.event('preempt_used', { text })
     } else {
-      this.preempt?.gen.cancel()
+      // Superseded by the words that ended the turn: forgotten, not kept as said.
+      this.preempt?.gen.cancel(discardTurn())
       gen = this.turnGeneration(text)
     }
     this.preempt = null

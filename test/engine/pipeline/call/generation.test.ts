@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { z } from 'zod'
-import { AgentConfig, Definition, GraphRuntime, initialState, type RuntimeEvent } from '../../../../engine/graph-runtime/index.js'
+import { AgentConfig, Definition, GraphRuntime, discardTurn, initialState, type RuntimeEvent } from '../../../../engine/graph-runtime/index.js'
 import { ScriptedLlm, text } from '../../../../engine/graph-runtime/testing/scripted-llm.js'
 import { Generation } from '../../../../engine/pipeline/call/generation.js'
 import { BoundedQueue } from '../../../../engine/pipeline/call/queue.js'
@@ -75,6 +75,24 @@ t.test('an LLM turn aborted mid-stream by a consumer that stops reading still re
   const events = await drain(g2.events())
   t.equal(opened2, true)
   t.same(says(events), ['Second.'])
+})
+
+t.test('a cut turn keeps the caller\'s words in the history; a discarded one (the caller went on) leaves none', async (t) => {
+  const chat: z.input<typeof Definition> = { nodes: [{ id: 'start', type: 'start' }, { id: 'chat', type: 'conversation', data: { prompt: 'Be brief.' } }], edges: [{ id: 'e', source: 'start', target: 'chat' }] }
+  const userLines = (rt: GraphRuntime) => rt.state.history.filter((h) => h.role === 'user').map((h) => h.text)
+  for (const [how, reason, kept] of [['cut', undefined, ['I want to book']], ['discarded', discardTurn(), []]] as const) {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const rt = runtime(chat, new ScriptedLlm([[text('Sure'), { gate }, text(', when?')]]))
+    await drain(rt.start(new AbortController().signal))
+    const g = new Generation((s) => rt.turn('I want to book', s), Promise.resolve(), 0)
+    g.prime()
+    await new Promise((r) => setTimeout(r, 20))
+    g.cancel(reason)
+    release()
+    await g.settled
+    t.same(userLines(rt), kept, `${how}: the user's words`)
+  }
 })
 
 t.test('a generation whose runtime refuses to open fails its consumer, and cancel on it is harmless', async (t) => {
