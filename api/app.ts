@@ -32,6 +32,8 @@ import { OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
 import type { LlmClient } from '../engine/graph-runtime/index.js'
 import { irisRoutes } from './iris/routes.js'
 import { IrisService } from './iris/service.js'
+import { callRoutes } from './calls/routes.js'
+import { CallService, localWebCalls, type WebCalls } from './calls/service.js'
 import { sessionRoutes } from './sessions/routes.js'
 import { SessionService } from './sessions/service.js'
 import { MAX_VOICE_TURN_MS } from './sessions/voice.js'
@@ -63,6 +65,8 @@ export interface AppDeps {
   validateResponses?: boolean
   /** Host-name resolution for outbound requests (tests point names at chosen addresses). */
   resolve?: ResolveHost
+  /** Web-call tokens, live-call cap and engine URL; absent: this process's own (localWebCalls). */
+  webCalls?: WebCalls
 }
 
 export interface Services {
@@ -84,6 +88,10 @@ export interface Services {
   webhookDispatcher: WebhookDispatcher
   mailer: Mailer
   requestLogs: RequestLogBuffer
+  calls: CallService
+  /** Shared by POST /api/v1/calls/web-token and the call engine (api/calls/engine.ts). */
+  webCalls: WebCalls
+  clock: Clock
 }
 
 export interface App {
@@ -127,7 +135,21 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     repos, sealer, clock, logger, guard, options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint, retentionDays: config.webhookRetentionDays },
   })
   subscribeOutbox(bus, repos, webhookDispatcher)
+  // Tool nodes and LLM tools run integration actions; knowledge nodes search the session's own
+  // organization and environment.
+  const sessions = new SessionService({
+    repos, bus, clock, logger, llmFor,
+    // describe: the LLM is offered each action's exact input schema, so its arguments validate.
+    toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
+    knowledgeFor: (scope) => knowledge.forScope(scope),
+    // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
+    voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, maxAudioMs: MAX_VOICE_TURN_MS }),
+  })
+  const webCalls = deps.webCalls ?? localWebCalls({ config, key: deps.secrets.tokenSigningKey, repo: repos.webCallTokens, clock })
   return {
+    clock,
+    webCalls,
+    calls: new CallService({ sessions, webCalls, clock }),
     repos,
     bus,
     auditor,
@@ -143,16 +165,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
     projects: new ProjectService(repos, clock),
     workflows: new WorkflowService(repos, bus, clock),
-    // Tool nodes and LLM tools run integration actions; knowledge nodes search the session's own
-    // organization and environment.
-    sessions: new SessionService({
-      repos, bus, clock, logger, llmFor,
-      // describe: the LLM is offered each action's exact input schema, so its arguments validate.
-      toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
-      knowledgeFor: (scope) => knowledge.forScope(scope),
-      // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
-      voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, maxAudioMs: MAX_VOICE_TURN_MS }),
-    }),
+    sessions,
     iris: new IrisService(repos, llmFor),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
   }
@@ -174,6 +187,7 @@ export function createApp(deps: AppDeps): App {
     ...rbacRoutes(services.rbac),
     ...workflowRoutes(services.workflows),
     ...sessionRoutes(services.sessions),
+    ...callRoutes(services.calls),
     ...knowledgeBaseRoutes(services.knowledge),
     ...irisRoutes(services.iris),
     ...credentialRoutes(services.credentials),

@@ -50,6 +50,16 @@ export interface Config {
   webhookMaxPerEndpoint: number
   /** Finished webhook deliveries (and their attempts) are deleted after this many days. */
   webhookRetentionDays: number
+  /** The call engine's WebSocket server (web calls): bind address, port (0: any free one), transport. */
+  engineHost: string
+  enginePort: number
+  engineSocket: 'auto' | 'uws' | 'ws'
+  /** The ws(s):// base browsers reach the engine at; null: ws://localhost:<bound port>. */
+  enginePublicUrl: string | null
+  /** Lifetime of a web-call token (1 … 300 s). */
+  webCallTokenTtlS: number
+  /** Live calls one organization may have at once. */
+  maxLiveCallsPerOrg: number
   /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
   tokenSigningKey: string | null
   credentialEncryptionKey: string | null
@@ -125,6 +135,12 @@ const VARIABLES = {
   OZAN_WEBHOOK_MAX_IN_FLIGHT: [int(1, 10_000), '64'],
   OZAN_WEBHOOK_MAX_PER_ENDPOINT: [int(1, 1000), '4'],
   OZAN_WEBHOOK_RETENTION_DAYS: [int(1, 3650), '30'],
+  OZAN_ENGINE_HOST: [z.string().min(1).optional(), undefined],
+  OZAN_ENGINE_PORT: [int(0, 65535), '8081'],
+  OZAN_ENGINE_SOCKET: [z.enum(['auto', 'uws', 'ws']), 'auto'],
+  OZAN_ENGINE_PUBLIC_URL: [z.url({ protocol: /^wss?$/ }).optional(), undefined],
+  OZAN_WEB_CALL_TOKEN_TTL_S: [int(1, 300), '300'],
+  OZAN_MAX_LIVE_CALLS_PER_ORG: [int(1, 100_000), '10'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
   OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
 } as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
@@ -198,6 +214,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxInFlight: v.OZAN_WEBHOOK_MAX_IN_FLIGHT,
     webhookMaxPerEndpoint: v.OZAN_WEBHOOK_MAX_PER_ENDPOINT,
     webhookRetentionDays: v.OZAN_WEBHOOK_RETENTION_DAYS,
+    engineHost: v.OZAN_ENGINE_HOST ?? v.OZAN_HOST,
+    enginePort: v.OZAN_ENGINE_PORT,
+    engineSocket: v.OZAN_ENGINE_SOCKET,
+    enginePublicUrl: v.OZAN_ENGINE_PUBLIC_URL?.replace(/\/$/, '') ?? null,
+    webCallTokenTtlS: v.OZAN_WEB_CALL_TOKEN_TTL_S,
+    maxLiveCallsPerOrg: v.OZAN_MAX_LIVE_CALLS_PER_ORG,
     tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
     credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
   }

@@ -157,6 +157,33 @@ export class SessionService {
     }
   }
 
+  /**
+   * What a live call of a workflow runs: the newest published version (not_found for a workflow
+   * outside the scope, no_published_version without one).
+   */
+  published(s: { organizationId: string; environmentId: string }, workflowId: string): { workflow: WorkflowRow; definition: string; config: string; version: number } {
+    const wf = this.d.repos.workflows.get(s, workflowId)
+    if (!wf) throw new ApiError('not_found')
+    const { definition, config, version } = this.pick(wf, { use_draft: false })
+    return { workflow: wf, definition, config, version: version! }
+  }
+
+  /** The runtime's io for a session of the scope: the same LLM, tools and knowledge text sessions get. */
+  runtimeIO(s: { organizationId: string; environmentId: string }): RuntimeIO {
+    return {
+      llm: this.d.llmFor?.(s.organizationId),
+      tools: this.d.toolsFor?.(s.organizationId),
+      knowledge: this.d.knowledgeFor?.(s),
+      now: () => new Date(this.d.clock.now()),
+    }
+  }
+
+  /** STT and TTS for an agent config; throws ApiError provider_not_configured. */
+  voiceProviders(organizationId: string, config: AgentConfig): ReturnType<VoiceProvidersFor> {
+    if (!this.d.voiceFor) throw new ApiError('provider_not_configured', 'Voice is not configured on this server.')
+    return this.d.voiceFor(organizationId, config)
+  }
+
   detail(p: Principal, workflowId: string, sessionId: string) {
     const row = this.session(p, workflowId, sessionId)
     const state = JSON.parse(row.state) as RuntimeState

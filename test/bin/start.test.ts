@@ -36,13 +36,16 @@ function start(env: Record<string, string>, whenUp?: (out: string, kill: () => v
 
 t.test('the run command starts on the embedded default, prints its URLs and stops on SIGTERM', async (t) => {
   const dir = t.testdir({})
-  const run = await start({ OZAN_DATA_DIR: dir, OZAN_PORT: '0' }, async (out, kill) => {
+  const run = await start({ OZAN_DATA_DIR: dir, OZAN_PORT: '0', OZAN_ENGINE_PORT: '0' }, async (out, kill) => {
     const api = /API:\s+(http:\/\/localhost:(\d+)\/api\/v1)/.exec(out)
     t.ok(api, 'prints the API URL with the port it bound')
     t.not(api?.[2], '0')
     const res = await fetch(`http://127.0.0.1:${api?.[2]}/api/v1/openapi.json`)
     t.equal(res.status, 200, 'the printed URL answers')
     t.match(out, /Reference:\s+\S+\/docs/)
+    const engine = /Engine:\s+ws:\/\/localhost:(\d+)\/v1\/calls\/ws \((uws|ws)\)/.exec(out)
+    t.ok(engine, 'prints the call engine URL and transport')
+    t.not(engine?.[1], '0', 'with the port it bound')
     kill()
   })
   t.equal(run.code, 0, 'exits 0 after SIGTERM')
@@ -57,7 +60,32 @@ t.test('invalid configuration stops start-up naming the variable', async (t) => 
 
 t.test('a corrupt database file stops start-up with a clear message', async (t) => {
   const dir = t.testdir({ 'ozan.db': 'this is not a sqlite database at all, just text padding to fill a page' })
-  const run = await start({ OZAN_DATA_DIR: dir, OZAN_PORT: '0' })
+  const run = await start({ OZAN_DATA_DIR: dir, OZAN_PORT: '0', OZAN_ENGINE_PORT: '0' })
   t.not(run.code, 0)
   t.match(run.stderr, /ozan: failed to start: .*not a database/)
+})
+
+t.test('a web call a crash left active is marked failed at the next start', async (t) => {
+  const { startTestApp } = await import('../helpers/app.js')
+  const { newOwner, createWorkflow } = await import('../helpers/tenancy-fixtures.js')
+  const { openDatabase } = await import('../../db/index.js')
+  const { randomUUID } = await import('node:crypto')
+  const a = await startTestApp()
+  const owner = await newOwner(a)
+  const workflowId = await createWorkflow(a, owner)
+  const wf = a.db.prepare('SELECT organization_id, environment_id FROM workflows WHERE id = ?').get(workflowId) as { organization_id: string; environment_id: string }
+  const id = randomUUID()
+  a.services.repos.sessions.insert({
+    id, organization_id: wf.organization_id, environment_id: wf.environment_id, workflow_id: workflowId, workflow_version: null, channel: 'web',
+    definition: '{}', config: '{}', state: '{}', started_by_user: null, started_by_key: null, started_at: Date.now(),
+  })
+  // A copy of the database as a crash would leave it (the test app removes its own directory).
+  const dir = t.testdir({})
+  a.db.prepare('VACUUM INTO ?').run(path.join(dir, 'ozan.db'))
+  await a.close()
+  const run = await start({ OZAN_DATA_DIR: dir, OZAN_PORT: '0', OZAN_ENGINE_PORT: '0' }, async (_out, kill) => kill())
+  t.equal(run.code, 0)
+  const db = openDatabase(path.join(dir, 'ozan.db'))
+  t.teardown(() => db.close())
+  t.match(db.prepare('SELECT status, error_code FROM sessions WHERE id = ?').get(id), { status: 'failed', error_code: 'interrupted' })
 })

@@ -225,6 +225,12 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const res = await s.send('POST', `/api/v1/workflows/${id}/runs/text`, { token: s.owner.token, body: { input: 'evet' } })
     return { res, expect: byOwner(s, 'session.run', 'session', id) }
   },
+  // The token's agent is in the body, not the path, so the event names no resource id.
+  calls_web_token: async (s) => {
+    const id = await stagingSurvey(s)
+    const res = await s.send('POST', '/api/v1/calls/web-token', { token: s.owner.token, body: { workflow_uuid: id } })
+    return { res, expect: byOwner(s, 'call.web_token_created', 'workflow', null) }
+  },
   sessions_start: async (s) => {
     const id = await stagingSurvey(s)
     return { res: await s.send('POST', `/api/v1/workflows/${id}/sessions`, { token: s.owner.token }), expect: byOwner(s, 'session.started', 'session', id) }

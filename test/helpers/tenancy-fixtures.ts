@@ -269,6 +269,7 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   workflows_put_config: { body: {} },
   workflows_text_run: { body: { input: 'hello' } },
   sessions_start: { body: {} },
+  calls_web_token: { body: { workflow_uuid: '00000000-0000-4000-8000-000000000000' } },
   sessions_message: { body: { text: 'hi' } },
   // 0.1 s of silence: valid audio, so only the session id decides the answer.
   sessions_voice: { raw: encodeWav(new Int16Array(1600), 16000), headers: { 'content-type': 'audio/wav' } },

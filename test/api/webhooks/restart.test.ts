@@ -14,7 +14,7 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; origin: st
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ozan.ts'], {
       cwd: ROOT,
       env: {
-        ...process.env, OZAN_DATA_DIR: dataDir, OZAN_PORT: '0', OZAN_HOST: '127.0.0.1', OZAN_LOG_LEVEL: 'warn',
+        ...process.env, OZAN_DATA_DIR: dataDir, OZAN_PORT: '0', OZAN_ENGINE_PORT: '0', OZAN_HOST: '127.0.0.1', OZAN_LOG_LEVEL: 'warn',
         OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8', OZAN_WEBHOOK_MAX_PER_ENDPOINT: '2',
       },
     })

@@ -1,0 +1,178 @@
+/**
+ * A web call recorded as a session (channel "web"). The row is inserted when the call starts
+ * (session.started); transcript lines, events and per-turn metrics are kept in memory while the
+ * call runs, so the hot path never waits on SQLite, and written in ONE transaction when it ends,
+ * together with the runtime's final state. Then transcript.updated (one per line, at write time)
+ * and session.completed (the report text sessions send) are published.
+ *
+ * Status by end reason: agent_ended, client_hangup, dropped (the socket went away without a
+ * `stop`: a closed tab is a hang-up), idle_timeout and max_duration are `completed`; error and
+ * server_shutdown are `failed` (error_code: the error's code, or "server_shutdown"). A session
+ * left `active` by a crash is marked failed ("interrupted") at the next start (abandonLive).
+ */
+import { randomUUID } from 'node:crypto'
+import type { Clock, EventBus, Logger } from '../../core/index.js'
+import type { Repos } from '../../db/index.js'
+import type { RuntimeState } from '../../engine/graph-runtime/index.js'
+import type { CallEndReason, CallRecorder, TurnMetricsRecord } from '../../engine/pipeline/call/index.js'
+
+/** Events beyond this many are counted, not kept (transcript lines and turns are always kept). */
+const MAX_EVENTS = 5000
+/** Noisy per-frame-ish events that say nothing a transcript and metrics do not. */
+const SKIPPED = new Set(['speech_start', 'speech_end'])
+
+export interface SessionCallRecorderOptions {
+  repos: Repos
+  bus: EventBus
+  clock: Clock
+  logger: Logger
+  organizationId: string
+  environmentId: string
+  workflowId: string
+  version: number
+  definition: string
+  config: string
+  initial: RuntimeState
+  callId: string
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+export class SessionCallRecorder implements CallRecorder {
+  readonly sessionId = randomUUID()
+  private readonly buffered: { kind: string; data: Record<string, unknown> }[] = []
+  private readonly lines: { role: 'user' | 'assistant'; text: string }[] = []
+  private readonly turns: (TurnMetricsRecord & { turn: number })[] = []
+  private dropped = 0
+  private events = 0
+  private errorCode: string | null = null
+  private usage = { p: 0, c: 0 }
+  private endReason: CallEndReason | null = null
+  private finalState: () => RuntimeState
+  /** Settles once the session is written (or the write failed and was logged). */
+  readonly done: Promise<void>
+  private resolveDone!: () => void
+
+  constructor(private readonly o: SessionCallRecorderOptions) {
+    this.finalState = () => o.initial
+    this.done = new Promise((r) => (this.resolveDone = r))
+  }
+
+  /** Where the final variables come from (the call's runtime). */
+  stateFrom(get: () => RuntimeState): void {
+    this.finalState = get
+  }
+
+  /** Inserts the active session and announces it. */
+  open(): void {
+    const o = this.o
+    const now = o.clock.now()
+    o.repos.sessions.insert({
+      id: this.sessionId, organization_id: o.organizationId, environment_id: o.environmentId, workflow_id: o.workflowId, workflow_version: o.version,
+      channel: 'web', definition: o.definition, config: o.config, state: JSON.stringify(o.initial), started_by_user: null, started_by_key: null, started_at: now,
+    })
+    this.publish('session.started', { ...this.base(), version: o.version, channel: 'web', call_id: o.callId, variables: o.initial.variables }, now)
+  }
+
+  event(kind: string, data: Record<string, unknown>): void {
+    if (kind === 'usage') {
+      this.usage.p += Number(data['prompt_tokens'] ?? 0) || 0
+      this.usage.c += Number(data['completion_tokens'] ?? 0) || 0
+    }
+    if (kind === 'error' && this.errorCode === null && typeof data['code'] === 'string') this.errorCode = data['code']
+    if (SKIPPED.has(kind)) return
+    if (this.events >= MAX_EVENTS) {
+      this.dropped++
+      return
+    }
+    this.events++
+    this.buffered.push({ kind, data: { ...data, at_ms: this.o.clock.now() } })
+  }
+
+  transcript(role: 'user' | 'agent', text: string, o: { interrupted: boolean; turnId: string }): void {
+    this.lines.push({ role: role === 'agent' ? 'assistant' : 'user', text })
+    this.buffered.push({ kind: role === 'agent' ? 'agent_message' : 'user_message', data: { text, turn_id: o.turnId, interrupted: o.interrupted } })
+  }
+
+  metrics(turn: TurnMetricsRecord): void {
+    const t = { ...turn, turn: this.turns.length + 1 }
+    this.turns.push(t)
+    this.buffered.push({ kind: 'turn', data: { turn: t.turn, duration_ms: turn.voiceToVoiceMs ?? turn.engineMs ?? 0, ...snake(turn) } })
+  }
+
+  ended(reason: CallEndReason): void {
+    if (this.endReason !== null) return
+    this.endReason = reason
+    // Off the call's path: the session's last frames and close go out first.
+    setImmediate(() => {
+      try {
+        this.write(reason)
+      } catch (err) {
+        this.o.logger.error({ err, session_id: this.sessionId }, 'web call: the session could not be recorded')
+      } finally {
+        this.resolveDone()
+      }
+    })
+  }
+
+  private write(reason: CallEndReason): void {
+    const o = this.o
+    const now = o.clock.now()
+    const failed = reason === 'error' || reason === 'server_shutdown'
+    const state = structuredClone(this.finalState())
+    const disposition = reason === 'agent_ended' && state.disposition ? state.disposition : reason
+    state.ended = true
+    state.nodeId = null
+    state.disposition = disposition
+    const errorCode = failed ? (reason === 'server_shutdown' ? 'server_shutdown' : (this.errorCode ?? 'internal_error')) : null
+    if (this.dropped) this.buffered.push({ kind: 'events_dropped', data: { count: this.dropped } })
+    this.buffered.push({ kind: 'end', data: { disposition, reason } })
+    o.repos.sessions.saveTurn(
+      this.sessionId,
+      {
+        state: JSON.stringify(state), status: failed ? 'failed' : 'completed', disposition, turns: this.turns.length,
+        prompt_tokens: this.usage.p, completion_tokens: this.usage.c, error_code: errorCode, ended_at: now,
+      },
+      this.buffered.splice(0),
+      now,
+    )
+    for (const line of this.lines) this.publish('transcript.updated', { ...this.base(), role: line.role, text: line.text }, now)
+    const row = o.repos.sessions.get({ organizationId: o.organizationId, environmentId: o.environmentId }, this.sessionId)!
+    const turns = this.turns.map((t) => ({ turn: t.turn, duration_ms: t.voiceToVoiceMs ?? t.engineMs ?? 0, ...snake(t) }))
+    this.publish('session.completed', {
+      ...this.base(),
+      version: row.workflow_version,
+      channel: row.channel,
+      status: row.status,
+      disposition: row.disposition,
+      started_at: iso(row.started_at),
+      ended_at: iso(row.ended_at),
+      duration_ms: (row.ended_at ?? row.updated_at) - row.started_at,
+      transcript: this.lines,
+      variables: state.variables,
+      cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, amount_minor: null, currency: null },
+      latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((s, t) => s + t.duration_ms, 0) / turns.length) : null },
+    }, now)
+  }
+
+  private base() {
+    return { session_uuid: this.sessionId, workflow_uuid: this.o.workflowId }
+  }
+
+  private publish(type: string, data: Record<string, unknown>, now: number): void {
+    this.o.bus.publish({ type, organizationId: this.o.organizationId, environmentId: this.o.environmentId, occurredAt: now, data })
+  }
+}
+
+function snake(t: TurnMetricsRecord) {
+  return {
+    turn_id: t.turnId,
+    endpointing_ms: t.endpointingMs,
+    stt_ms: t.sttMs,
+    llm_first_token_ms: t.llmFirstTokenMs,
+    tts_first_byte_ms: t.ttsFirstByteMs,
+    engine_ms: t.engineMs,
+    voice_to_voice_ms: t.voiceToVoiceMs,
+    interrupted: t.interrupted,
+  }
+}
