@@ -43,3 +43,16 @@ t.test('a bad secret is named but its value is never echoed', async (t) => {
 t.test('an empty variable counts as unset', async (t) => {
   t.equal(loadConfig({ OZAN_PORT: '' }).port, 8080)
 })
+
+t.test('the call engine: defaults, overrides and ranges', async (t) => {
+  const d = loadConfig({ OZAN_HOST: '127.0.0.1' })
+  t.match(d, { engineHost: '127.0.0.1', enginePort: 8081, engineSocket: 'auto', enginePublicUrl: null, webCallTokenTtlS: 300, maxLiveCallsPerOrg: 10 })
+  const c = loadConfig({
+    OZAN_ENGINE_HOST: '0.0.0.0', OZAN_ENGINE_PORT: '0', OZAN_ENGINE_SOCKET: 'ws', OZAN_ENGINE_PUBLIC_URL: 'wss://calls.example.com/',
+    OZAN_WEB_CALL_TOKEN_TTL_S: '60', OZAN_MAX_LIVE_CALLS_PER_ORG: '1',
+  })
+  t.match(c, { engineHost: '0.0.0.0', enginePort: 0, engineSocket: 'ws', enginePublicUrl: 'wss://calls.example.com', webCallTokenTtlS: 60, maxLiveCallsPerOrg: 1 })
+  for (const [name, value] of [['OZAN_WEB_CALL_TOKEN_TTL_S', '301'], ['OZAN_MAX_LIVE_CALLS_PER_ORG', '0'], ['OZAN_ENGINE_SOCKET', 'tcp'], ['OZAN_ENGINE_PUBLIC_URL', 'http://x.example']] as const) {
+    t.throws(() => loadConfig({ [name]: value }), new RegExp(name))
+  }
+})
