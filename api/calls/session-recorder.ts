@@ -15,6 +15,7 @@ import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos } from '../../db/index.js'
 import type { RuntimeState } from '../../engine/graph-runtime/index.js'
 import type { CallEndReason, CallRecorder, TurnMetricsRecord } from '../../engine/pipeline/call/index.js'
+import { completionReport } from '../sessions/report.js'
 
 /** Events beyond this many are counted, not kept (transcript lines and turns are always kept). */
 const MAX_EVENTS = 5000
@@ -35,8 +36,6 @@ export interface SessionCallRecorderOptions {
   initial: RuntimeState
   callId: string
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 export class SessionCallRecorder implements CallRecorder {
   readonly sessionId = randomUUID()
@@ -139,20 +138,7 @@ export class SessionCallRecorder implements CallRecorder {
     for (const line of this.lines) this.publish('transcript.updated', { ...this.base(), role: line.role, text: line.text }, now)
     const row = o.repos.sessions.get({ organizationId: o.organizationId, environmentId: o.environmentId }, this.sessionId)!
     const turns = this.turns.map((t) => ({ turn: t.turn, duration_ms: t.voiceToVoiceMs ?? t.engineMs ?? 0, ...snake(t) }))
-    this.publish('session.completed', {
-      ...this.base(),
-      version: row.workflow_version,
-      channel: row.channel,
-      status: row.status,
-      disposition: row.disposition,
-      started_at: iso(row.started_at),
-      ended_at: iso(row.ended_at),
-      duration_ms: (row.ended_at ?? row.updated_at) - row.started_at,
-      transcript: this.lines,
-      variables: state.variables,
-      cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, amount_minor: null, currency: null },
-      latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((s, t) => s + t.duration_ms, 0) / turns.length) : null },
-    }, now)
+    this.publish('session.completed', completionReport(row, this.lines, state.variables, turns), now)
   }
 
   private base() {

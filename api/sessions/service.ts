@@ -18,6 +18,7 @@ import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
 import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
+import { completionReport } from './report.js'
 import { decodeVoiceAudio, noSpeech, speechApiError, synthesize, transcribe, wavAudio } from './voice.js'
 import type { VoiceProvidersFor } from './voice-providers.js'
 
@@ -308,22 +309,7 @@ export class SessionService {
   private report(p: Principal, row: SessionRow): void {
     const state = JSON.parse(row.state) as RuntimeState
     const turns = this.d.repos.sessions.events(row.id).filter((e) => e.kind === 'turn').map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
-    this.publish(p, 'session.completed', {
-      session_uuid: row.id,
-      workflow_uuid: row.workflow_id,
-      version: row.workflow_version,
-      channel: row.channel,
-      status: row.status,
-      disposition: row.disposition,
-      started_at: iso(row.started_at),
-      ended_at: iso(row.ended_at),
-      duration_ms: (row.ended_at ?? row.updated_at) - row.started_at,
-      transcript: state.history,
-      variables: state.variables,
-      // Token counts are exact; a money amount arrives with billing (until then null, not a guess).
-      cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, amount_minor: null, currency: null },
-      latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((s, t) => s + t.duration_ms, 0) / turns.length) : null },
-    }, this.d.clock.now())
+    this.publish(p, 'session.completed', completionReport(row, state.history, state.variables, turns), this.d.clock.now())
   }
 
   private publish(p: Principal, type: string, data: Record<string, unknown>, now: number): void {
