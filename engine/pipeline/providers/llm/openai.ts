@@ -5,7 +5,7 @@
  * Retries are ours, not the SDK's (maxRetries: 0): only before anything was yielded, because a
  * retry after the first words would make the caller hear them twice.
  */
-import { baseUrlHost } from '../base-url.js'
+import { baseUrlHost, requireApiKey } from '../client-checks.js'
 import OpenAI from 'openai'
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { LlmChunk, LlmClient, LlmRequest } from '../../../graph-runtime/index.js'
@@ -66,7 +66,7 @@ export class OpenAiLlm implements LlmClient {
 
   constructor(options: Partial<OpenAiLlmOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_LLM_OPTIONS, ...options }
-    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('OpenAiLlm: apiKey is required')
+    requireApiKey('OpenAiLlm', apiKey)
     const host = baseUrlHost('OpenAiLlm', rest.baseURL)
     for (const k of ['timeoutMs', 'idleTimeoutMs', 'maxRetries', 'retryBaseMs', 'retryMaxDelayMs', 'maxRetryAfterMs'] as const) {
       if (!Number.isFinite(rest[k]) || rest[k] < 0) throw new RangeError(`OpenAiLlm: ${k} must be a number ≥ 0`)

@@ -4,7 +4,7 @@
  * reconnect mid-utterance would lose audio the caller believes was heard: failures surface as an
  * `error` event and the pipeline decides (retry, fail over).
  */
-import { baseUrlHost } from '../base-url.js'
+import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js'
 import { DeepgramClient } from '@deepgram/sdk'
 import { SAMPLE_RATE, pcmToBytes } from '../../../audio/index.js'
 import { closeError, connectError, isResults, resultsToEvent } from './deepgram-wire.js'
@@ -53,11 +53,9 @@ export class DeepgramLiveStt implements SttProvider {
 
   constructor(options: Partial<DeepgramLiveOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_DEEPGRAM_LIVE_OPTIONS, ...options }
-    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('DeepgramLiveStt: apiKey is required')
+    requireApiKey('DeepgramLiveStt', apiKey)
     const host = baseUrlHost('DeepgramLiveStt', rest.baseUrl, ['ws:', 'wss:'])
-    for (const k of ['keepAliveMs', 'connectTimeoutMs', 'finalTimeoutMs', 'maxQueuedMs'] as const) {
-      if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`DeepgramLiveStt: ${k} must be > 0`)
-    }
+    requirePositive('DeepgramLiveStt', rest, ['keepAliveMs', 'connectTimeoutMs', 'finalTimeoutMs', 'maxQueuedMs'])
     this.options = rest
     this.apiKey = apiKey
     this.host = host

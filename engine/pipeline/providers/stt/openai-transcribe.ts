@@ -4,7 +4,7 @@
  * the audio of one utterance, cut by the VAD (endUtterance), is sent as a WAV and answered with
  * one final. Segments are transcribed one at a time, so finals arrive in the order spoken.
  */
-import { baseUrlHost } from '../base-url.js'
+import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
 import { SttEventQueue } from './event-queue.js'
@@ -47,11 +47,9 @@ export class OpenAiTranscribeStt implements SttProvider {
 
   constructor(options: Partial<OpenAiTranscribeOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_TRANSCRIBE_OPTIONS, ...options }
-    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('OpenAiTranscribeStt: apiKey is required')
+    requireApiKey('OpenAiTranscribeStt', apiKey)
     const host = baseUrlHost('OpenAiTranscribeStt', rest.baseURL)
-    for (const k of ['timeoutMs', 'maxUtteranceMs', 'maxPendingSegments'] as const) {
-      if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`OpenAiTranscribeStt: ${k} must be > 0`)
-    }
+    requirePositive('OpenAiTranscribeStt', rest, ['timeoutMs', 'maxUtteranceMs', 'maxPendingSegments'])
     this.options = rest
     this.apiKey = apiKey
     this.host = host

@@ -5,6 +5,7 @@
  * The generated client is used rather than the SDK's default export, whose wrapper would read
  * DEEPGRAM_ACCESS_TOKEN from the environment; here every setting is explicit.
  */
+import { requireApiKey, requirePositive } from '../client-checks.js'
 import { DeepgramError, DeepgramTimeoutError, DefaultDeepgramClient } from '@deepgram/sdk'
 import { SAMPLE_RATE } from '../../../audio/format.js'
 import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
@@ -40,11 +41,9 @@ export class DeepgramAuraTts implements TtsProvider {
 
   constructor(options: Partial<DeepgramAuraOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_DEEPGRAM_AURA_OPTIONS, ...options }
-    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('DeepgramAuraTts: apiKey is required')
+    requireApiKey('DeepgramAuraTts', apiKey)
     this.who = `Deepgram Aura at ${hostOf('DeepgramAuraTts', rest.baseUrl)}`
-    for (const k of ['timeoutMs', 'idleTimeoutMs', 'maxTextChars'] as const) {
-      if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`DeepgramAuraTts: ${k} must be > 0`)
-    }
+    requirePositive('DeepgramAuraTts', rest, ['timeoutMs', 'idleTimeoutMs', 'maxTextChars'])
     this.options = rest
     this.apiKey = apiKey
     this.client = new DefaultDeepgramClient({

@@ -6,6 +6,7 @@
  * clause by clause, so chunks are resampled and yielded as the pipe delivers them: the first one
  * comes after the first clause is synthesized (tens of ms), not after the whole text.
  */
+import { requirePositive } from '../client-checks.js'
 import { spawn } from 'node:child_process'
 import { EspeakVoices } from './espeak-voices.js'
 import { wavDecoder } from './pcm-stream.js'
@@ -47,9 +48,7 @@ export class EspeakTts implements TtsProvider {
   constructor(options: Partial<EspeakOptions> = {}) {
     const o = { ...DEFAULT_ESPEAK_OPTIONS, ...options }
     if (!Number.isInteger(o.rateWpm) || o.rateWpm < 80 || o.rateWpm > 450) throw new RangeError('EspeakTts: rateWpm must be an integer in 80–450')
-    for (const k of ['maxTextChars', 'timeoutMs', 'idleTimeoutMs'] as const) {
-      if (!Number.isFinite(o[k]) || o[k] <= 0) throw new RangeError(`EspeakTts: ${k} must be > 0`)
-    }
+    requirePositive('EspeakTts', o, ['maxTextChars', 'timeoutMs', 'idleTimeoutMs'])
     this.options = o
     this.voices = new EspeakVoices(o.binary, o.timeoutMs)
   }

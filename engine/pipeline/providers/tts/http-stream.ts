@@ -1,4 +1,4 @@
-import { baseUrlHost } from '../base-url.js'
+import { baseUrlHost } from '../client-checks.js'
 /**
  * What the HTTP providers share: open a request, read its body as it streams, decode and resample,
  * yield. One place owns barge-in (the caller's signal aborts the request and the body), the

@@ -4,6 +4,7 @@
  * default because it is raw 24 kHz PCM16 mono that streams with no decoder; `wav` suits servers
  * without `pcm`. The SDK does no retries (maxRetries: 0): the caller fails over instead.
  */
+import { requireApiKey, requirePositive } from '../client-checks.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder, wavDecoder } from './pcm-stream.js'
@@ -44,11 +45,9 @@ export class OpenAiSpeechTts implements TtsProvider {
 
   constructor(options: Partial<OpenAiSpeechOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_SPEECH_OPTIONS, ...options }
-    if (typeof apiKey !== 'string' || !apiKey) throw new TypeError('OpenAiSpeechTts: apiKey is required')
+    requireApiKey('OpenAiSpeechTts', apiKey)
     this.who = `The OpenAI speech provider at ${hostOf('OpenAiSpeechTts', rest.baseURL)}`
-    for (const k of ['timeoutMs', 'idleTimeoutMs', 'maxTextChars', 'pcmSampleRateHz'] as const) {
-      if (!Number.isFinite(rest[k]) || rest[k] <= 0) throw new RangeError(`OpenAiSpeechTts: ${k} must be > 0`)
-    }
+    requirePositive('OpenAiSpeechTts', rest, ['timeoutMs', 'idleTimeoutMs', 'maxTextChars', 'pcmSampleRateHz'])
     if (rest.responseFormat !== 'pcm' && rest.responseFormat !== 'wav') throw new RangeError("OpenAiSpeechTts: responseFormat must be 'pcm' or 'wav'")
     this.options = rest
     this.apiKey = apiKey

@@ -5,27 +5,12 @@ import { rms } from '../../../../../engine/audio/pcm.js'
 import { EspeakTts } from '../../../../../engine/pipeline/providers/tts/espeak.js'
 import { parseVoiceList } from '../../../../../engine/pipeline/providers/tts/espeak-voices.js'
 import { TtsError } from '../../../../../engine/pipeline/providers/tts/types.js'
+import { collect, live } from './helpers.js'
 
 // In CI the binary is a declared dependency (scripts/system-packages.txt): missing means broken, not skipped.
 const installed = spawnSync('espeak-ng', ['--version']).status === 0
 if (!installed && process.env.CI === 'true') t.fail('espeak-ng is not installed, and CI requires it (apt-get install espeak-ng)')
 const skip = installed ? false : 'espeak-ng is not installed'
-
-const live = () => new AbortController().signal
-
-async function collect(it: AsyncIterable<Int16Array>) {
-  const t0 = performance.now()
-  let firstMs = -1
-  const chunks: Int16Array[] = []
-  for await (const c of it) {
-    if (firstMs < 0) firstMs = performance.now() - t0
-    chunks.push(c)
-  }
-  const all = new Int16Array(chunks.reduce((n, c) => n + c.length, 0))
-  let at = 0
-  for (const c of chunks) all.set(c, (at += c.length) - c.length)
-  return { all, chunks, firstMs, totalMs: performance.now() - t0 }
-}
 
 /** espeak-ng processes that are children of this test process, with their state (Z = zombie). */
 function children(): string[] {

@@ -1,5 +1,5 @@
 /** Drains a provider's iterator into one clip, recording when the first chunk came. */
-export async function collect(it: AsyncIterable<Int16Array>): Promise<{ all: Int16Array; chunks: Int16Array[]; firstMs: number }> {
+export async function collect(it: AsyncIterable<Int16Array>): Promise<{ all: Int16Array; chunks: Int16Array[]; firstMs: number; totalMs: number }> {
   const t0 = performance.now()
   let firstMs = -1
   const chunks: Int16Array[] = []
@@ -13,7 +13,7 @@ export async function collect(it: AsyncIterable<Int16Array>): Promise<{ all: Int
     all.set(c, at)
     at += c.length
   }
-  return { all, chunks, firstMs }
+  return { all, chunks, firstMs, totalMs: performance.now() - t0 }
 }
 
 export const live = (): AbortSignal => new AbortController().signal
