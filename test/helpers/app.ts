@@ -1,3 +1,4 @@
+import type http from 'node:http'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -25,6 +26,8 @@ export interface RequestOptions {
 
 export interface TestApp {
   url: string
+  /** The node:http server (tests that observe the server side of a connection). */
+  httpServer: http.Server
   app: App
   services: Services
   db: Db
@@ -92,6 +95,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
 
   return {
     url,
+    httpServer: server.server,
     app,
     services: app.services,
     db,
