@@ -149,7 +149,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
   return {
     clock,
     webCalls,
-    calls: new CallService({ sessions, webCalls, clock }),
+    calls: new CallService({ sessions, webCalls, clock, repos }),
     repos,
     bus,
     auditor,

@@ -14,6 +14,7 @@ import { RequestLogsRepo } from './repos/request-logs.js'
 import { WorkflowsRepo } from './repos/workflows.js'
 import { CredentialsRepo } from './repos/credentials.js'
 import { SessionsRepo } from './repos/sessions.js'
+import { CallsRepo } from './repos/calls.js'
 import { KnowledgeRepo } from './repos/knowledge.js'
 import { WebhooksRepo } from './repos/webhooks.js'
 import { WebCallTokensRepo } from './repos/web-call-tokens.js'
@@ -34,6 +35,7 @@ export type { RequestLogRow, NewRequestLog, RequestLogFilter } from './repos/req
 export type { WorkflowRow, WorkflowVersionRow, Scope } from './repos/workflows.js'
 export type { CredentialRow } from './repos/credentials.js'
 export type { SessionRow, SessionEventRow, SessionStatus, SessionChannel, SessionFilter } from './repos/sessions.js'
+export type { CallRow, CallFilter } from './repos/calls.js'
 export type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, NewKnowledgeChunk, KnowledgeSearchRow } from './repos/knowledge.js'
 export type { WebhookEndpointRow, WebhookDeliveryRow, WebhookAttemptRow, WebhookDeliveryStatus, AttemptResult } from './repos/webhooks.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
@@ -54,6 +56,7 @@ export interface Repos {
   workflows: WorkflowsRepo
   credentials: CredentialsRepo
   sessions: SessionsRepo
+  calls: CallsRepo
   knowledge: KnowledgeRepo
   webhooks: WebhooksRepo
   webCallTokens: WebCallTokensRepo
@@ -78,6 +81,7 @@ export function createRepos(db: Db): Repos {
     workflows: new WorkflowsRepo(db),
     credentials: new CredentialsRepo(db),
     sessions: new SessionsRepo(db),
+    calls: new CallsRepo(db),
     knowledge: new KnowledgeRepo(db),
     webhooks: new WebhooksRepo(db),
     webCallTokens: new WebCallTokensRepo(db),

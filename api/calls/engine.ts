@@ -5,16 +5,22 @@
  * CallSession over the workflow's newest published version, recorded as a session of channel "web".
  */
 import type { Config, Logger } from '../../core/index.js'
-import { AgentConfig, Definition, GraphRuntime, initialState } from '../../engine/graph-runtime/index.js'
+import { AgentConfig, Definition, GraphRuntime, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import { CallSession } from '../../engine/pipeline/call/index.js'
 import { TtsCache } from '../../engine/pipeline/providers/tts/cache.js'
 import { CloseCode, MAX_PAYLOAD_BYTES, createSocketServer, createWebCallGate, events, type SocketKind, type WebCall } from '../../engine/server/index.js'
-import { SilenceStrategy } from '../../engine/turn-taking/index.js'
+import { SilenceStrategy, TextAdaptiveStrategy, type TurnStrategy } from '../../engine/turn-taking/index.js'
 import { loadVad } from '../../engine/vad/index.js'
 import type { Services } from '../app.js'
 import { ApiError } from '../http/errors.js'
 import { WEB_CALL_PATH } from './service.js'
 import { SessionCallRecorder } from './session-recorder.js'
+
+/** The end-of-turn strategy the agent's config names. */
+function turnStrategy(agent: AgentConfig): TurnStrategy {
+  const o = { silenceMs: agent.turn_taking.endpointing_ms, preemptive: agent.turn_taking.preemptive_generation }
+  return agent.turn_taking.strategy === 'silence' ? new SilenceStrategy(o) : new TextAdaptiveStrategy(o)
+}
 
 export interface Engine {
   port: number
@@ -39,23 +45,35 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
   const ttsCache = new TtsCache()
   const live = new Map<string, { session: CallSession; recorder: SessionCallRecorder; channel: WebCall['channel'] }>()
 
+  /** What the call runs: the pending call's snapshot (POST /calls), or the workflow's newest published version. */
+  const agentOf = (call: WebCall, scope: { organizationId: string; environmentId: string }) => {
+    if (call.claims.callId !== null) {
+      const row = services.repos.sessions.get(scope, call.claims.callId)
+      if (!row || row.status !== 'pending') throw new ApiError('session_ended', 'This call is no longer waiting for a connection.')
+      return { pending: true, workflowId: row.workflow_id, version: row.workflow_version, definition: row.definition, config: row.config, state: JSON.parse(row.state) as RuntimeState }
+    }
+    const picked = services.sessions.published(scope, call.claims.workflowId!)
+    const def = Definition.parse(JSON.parse(picked.definition))
+    return { pending: false, workflowId: picked.workflow.id, version: picked.version, definition: picked.definition, config: picked.config, state: initialState(def, call.variables) }
+  }
+
   const onCall = (call: WebCall): void => {
     const scope = { organizationId: call.claims.organizationId, environmentId: call.claims.environmentId }
     const log = logger.child({ call_id: call.callId, organization_id: scope.organizationId, workflow_id: call.claims.workflowId })
     let recorder: SessionCallRecorder | null = null
     try {
-      const picked = services.sessions.published(scope, call.claims.workflowId)
+      const picked = agentOf(call, scope)
       const def = Definition.parse(JSON.parse(picked.definition))
       const agent = AgentConfig.parse(JSON.parse(picked.config))
       const voice = services.sessions.voiceProviders(scope.organizationId, agent)
-      const state = initialState(def, call.variables)
+      const state = picked.state
       recorder = new SessionCallRecorder({
-        repos: services.repos, bus: services.bus, clock: services.clock, logger: log, ...scope, workflowId: picked.workflow.id,
-        version: picked.version, definition: picked.definition, config: picked.config, initial: state, callId: call.callId,
+        repos: services.repos, bus: services.bus, clock: services.clock, logger: log, ...scope, workflowId: picked.workflowId,
+        version: picked.version, definition: picked.definition, config: picked.config, initial: state, callId: call.callId, pending: picked.pending,
       })
       const runtime = new GraphRuntime(def, agent, services.sessions.runtimeIO(scope), state, { channel: 'web', session_id: recorder.sessionId })
       recorder.stateFrom(() => runtime.state)
-      recorder.open()
+      if (!recorder.open()) throw new ApiError('session_ended', 'This call is no longer waiting for a connection.')
       const session = new CallSession({
         channel: call.channel,
         runtime,
@@ -64,20 +82,26 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
         tts: voice.tts,
         ttsCache,
         ...(voice.voice !== undefined && { voice: voice.voice }),
-        strategy: new SilenceStrategy({ silenceMs: agent.turn_taking.endpointing_ms, preemptive: agent.turn_taking.preemptive_generation }),
+        strategy: turnStrategy(agent),
         bargeIn: { minWords: agent.turn_taking.interruption_min_words, minSpeechMs: agent.turn_taking.interruption_min_duration_ms, backchannels: agent.turn_taking.backchannel_words },
         language: voice.sttLanguage,
         recorder,
         limits: { maxDurationMs: agent.max_call_duration_s * 1000, silenceTimeoutMs: agent.silence_timeout_s * 1000 },
       })
+      const unsubscribe = services.webCalls.control.subscribe(call.callId, (m) => session.control(m))
       const entry = { session, recorder, channel: call.channel }
       live.set(call.callId, entry)
-      void recorder.done.then(() => live.delete(call.callId))
+      void recorder.done.then(() => {
+        unsubscribe()
+        live.delete(call.callId)
+      })
+      // Control stops reaching the call the moment it ends, not when its record is written.
+      session.signal.addEventListener('abort', unsubscribe, { once: true })
       log.info({ session_id: recorder.sessionId }, 'web call started')
       session.start()
     } catch (err) {
       if (err instanceof ApiError) {
-        // Nothing was recorded unless the session row exists (then it is closed as failed).
+        // Nothing was recorded unless the session row was opened (then it is closed as failed).
         log.warn({ code: err.code }, 'web call refused')
         call.channel.send(events.error(err.code, err.message))
         call.channel.end('error')

@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto'
 import type { Clock, Config } from '../../core/index.js'
-import type { Repos } from '../../db/index.js'
-import { InProcessLiveCalls, MAX_VARIABLES_BYTES, WebCallTokenError, WebCallTokens, type LiveCalls } from '../../engine/calls/index.js'
+import type { Repos, SessionChannel, SessionRow } from '../../db/index.js'
+import { AgentConfig, Definition, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
+import { InProcessCallControlBus, InProcessLiveCalls, MAX_VARIABLES_BYTES, WebCallTokenError, WebCallTokens, type CallControl, type CallControlBus, type LiveCalls, type MintRequest } from '../../engine/calls/index.js'
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
-import type { SessionService } from '../sessions/service.js'
+import type { SessionAgent, SessionService } from '../sessions/service.js'
+import { assertValid } from '../workflows/service.js'
+import type { CallCreateT, CallListQueryT } from './schema.js'
 
 /** What web calls share between the API (minting) and the engine (admitting): one of each per process. */
 export interface WebCalls {
@@ -14,6 +18,8 @@ export interface WebCalls {
   wsUrl(): string
   /** Told the port the engine bound (the default wsUrl() names it). */
   bound?(port: number): void
+  /** Carries POST /calls/{uuid}/control to the engine worker holding the call. */
+  control: CallControlBus
 }
 
 /** The process's own web-call state: tokens signed with the platform key, an in-process cap. */
@@ -24,6 +30,7 @@ export function localWebCalls(o: { config: Config; key: Uint8Array; repo: Repos[
   return {
     tokens: new WebCallTokens({ key: o.key, repo: o.repo, clock: o.clock, ttlS: config.webCallTokenTtlS }),
     liveCalls: new InProcessLiveCalls(() => config.maxLiveCallsPerOrg),
+    control: new InProcessCallControlBus(),
     wsUrl: () => `${config.enginePublicUrl ?? `ws://${host.includes(':') ? `[${host}]` : host}:${port}`}${WEB_CALL_PATH}`,
     bound(p) {
       port = p
@@ -33,23 +40,167 @@ export function localWebCalls(o: { config: Config; key: Uint8Array; repo: Repos[
 
 export const WEB_CALL_PATH = '/v1/calls/ws'
 
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+const scopeOf = (p: Principal) => ({ organizationId: p.organizationId, environmentId: p.environmentId })
+/** What each `channel` value of GET /calls lists. */
+const LISTED: Record<NonNullable<CallListQueryT['channel']>, SessionChannel[]> = {
+  calls: ['web', 'phone'],
+  chat: ['chat'],
+  sessions: ['chat', 'run', 'web', 'phone'],
+}
+
 export class CallService {
-  constructor(private readonly d: { sessions: SessionService; webCalls: WebCalls; clock: Clock }) {}
+  constructor(private readonly d: { sessions: SessionService; webCalls: WebCalls; clock: Clock; repos: Repos }) {}
 
   /** A single-use token for one browser call of a published agent of the caller's environment. */
   async webToken(p: Principal, body: { workflow_uuid: string; variables?: Record<string, unknown> | undefined }) {
-    const scope = { organizationId: p.organizationId, environmentId: p.environmentId }
+    const scope = scopeOf(p)
     const { workflow } = this.d.sessions.published(scope, body.workflow_uuid)
     if (!this.d.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
+    const minted = await this.mint({ ...scope, workflowId: workflow.id, ...(body.variables !== undefined && { variables: body.variables }) })
+    return { token: minted.token, ws_url: this.wsUrl(minted.token), expires_at: new Date(minted.expiresAt).toISOString() }
+  }
+
+  /**
+   * POST /calls. chat: a text session whose opening runs now. web: a call waiting (pending) for its
+   * browser, which connects with the returned token; the session row holds the agent snapshot and
+   * the variables. phone: refused until telephony exists. No idempotency: a retry is a new call.
+   */
+  async create(p: Principal, body: CallCreateT) {
+    if (body.channel === 'phone') throw new ApiError('telephony_not_configured')
+    const agent = this.agent(p, body)
+    if (body.channel === 'chat') {
+      const turn = await this.d.sessions.open(p, agent, body.variables, 'chat')
+      const row = this.d.repos.sessions.get(scopeOf(p), turn.session_id)!
+      return {
+        ...callFields(row), created_at: iso(row.started_at)!, variables: turn.variables,
+        messages: turn.messages, ended: turn.ended, disposition: turn.disposition,
+      }
+    }
+    // The cap counts live voice calls; a pending one takes its slot when the browser connects.
+    if (!this.d.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
+    if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
+    const def = Definition.parse(JSON.parse(agent.definition))
+    const state = initialState(def, body.variables)
+    const id = randomUUID()
+    const now = this.d.clock.now()
+    this.d.repos.sessions.insert({
+      id, organization_id: p.organizationId, environment_id: p.environmentId, workflow_id: agent.workflowId, workflow_version: agent.version, channel: 'web',
+      definition: agent.definition, config: agent.config, state: JSON.stringify(state), started_by_user: p.userId, started_by_key: p.apiKeyId, started_at: now,
+      status: 'pending', pending_until: now + this.d.webCalls.tokens.ttlS * 1000,
+    })
     let minted
     try {
-      minted = await this.d.webCalls.tokens.mint({ ...scope, workflowId: workflow.id, ...(body.variables !== undefined && { variables: body.variables }) })
+      minted = await this.mint({ ...scopeOf(p), workflowId: agent.workflowId, callId: id })
     } catch (err) {
-      if (err instanceof WebCallTokenError && err.code === 'variables_too_large') {
-        throw new ValidationError([{ type: 'too_big', loc: ['body', 'variables'], msg: err.message, ctx: { max_bytes: MAX_VARIABLES_BYTES } }])
-      }
+      this.d.repos.sessions.discard(scopeOf(p), id)
       throw err
     }
-    return { token: minted.token, ws_url: `${this.d.webCalls.wsUrl()}?token=${encodeURIComponent(minted.token)}&v=1`, expires_at: new Date(minted.expiresAt).toISOString() }
+    const row = this.d.repos.sessions.get(scopeOf(p), id)!
+    return {
+      ...callFields(row), created_at: iso(now)!, variables: state.variables,
+      token: minted.token, ws_url: this.wsUrl(minted.token), expires_at: new Date(minted.expiresAt).toISOString(),
+    }
+  }
+
+  list(p: Principal, q: CallListQueryT) {
+    this.d.repos.sessions.expirePending(this.d.clock.now())
+    const page = this.d.repos.calls.page(scopeOf(p), {
+      channels: LISTED[q.channel ?? 'sessions'], status: q.status ?? null, q: q.q ?? null,
+      since: q.since === undefined ? null : Date.parse(q.since), until: q.until === undefined ? null : Date.parse(q.until),
+      limit: q.limit, offset: q.offset,
+    })
+    return { items: page.items.map((r) => summary(r, r.workflow_name)), total: page.total, limit: q.limit, offset: q.offset }
+  }
+
+  detail(p: Principal, callId: string) {
+    this.d.repos.sessions.expirePending(this.d.clock.now())
+    const row = this.row(p, callId)
+    const name = row.workflow_id === null ? null : (this.d.repos.workflows.get(scopeOf(p), row.workflow_id)?.name ?? null)
+    const state = JSON.parse(row.state) as RuntimeState
+    const events = this.d.repos.sessions.events(row.id).map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! }))
+    const transcript = events.flatMap((e) =>
+      e.kind === 'user_message' || e.kind === 'agent_message'
+        ? [{ role: e.kind === 'user_message' ? ('user' as const) : ('assistant' as const), text: String(e.data['text'] ?? ''), turn_id: typeof e.data['turn_id'] === 'string' ? e.data['turn_id'] : null, interrupted: e.data['interrupted'] === true }]
+        : [],
+    )
+    const turns = events.filter((e) => e.kind === 'turn').map((e) => e.data as { turn: number; duration_ms: number })
+    return {
+      ...summary(row, name),
+      variables: state.variables,
+      transcript,
+      events,
+      usage: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens },
+      cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, amount_minor: null, currency: null },
+      latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((n, t) => n + t.duration_ms, 0) / turns.length) : null },
+    }
+  }
+
+  /** A caller turn of a chat call (the same turn as the workflow's session messages endpoint). */
+  message(p: Principal, callId: string, text: string) {
+    return this.d.sessions.messageById(p, callId, text)
+  }
+
+  /**
+   * say / transfer / end. A voice call's control goes over the bus to the worker holding it
+   * (receivers = how many got it, 0 once it ended or while it is pending); a text session is
+   * controlled here (1 when applied, 0 once ended).
+   */
+  async control(p: Principal, callId: string, m: CallControl): Promise<{ receivers: number }> {
+    const row = this.row(p, callId)
+    if (row.channel === 'chat' || row.channel === 'run') return { receivers: await this.d.sessions.control(p, row.id, m) }
+    if (row.status !== 'active') return { receivers: 0 }
+    return { receivers: await this.d.webCalls.control.publish(row.id, m) }
+  }
+
+  private row(p: Principal, callId: string): SessionRow {
+    const row = this.d.repos.sessions.get(scopeOf(p), callId)
+    if (!row) throw new ApiError('not_found')
+    return row
+  }
+
+  /** The saved workflow's newest published version, or the transient agent checked as publishing would. */
+  private agent(p: Principal, body: CallCreateT): SessionAgent {
+    if (body.workflow_uuid !== undefined) {
+      const picked = this.d.sessions.published(scopeOf(p), body.workflow_uuid)
+      return { workflowId: picked.workflow.id, version: picked.version, definition: picked.definition, config: picked.config }
+    }
+    const { definition, config } = body.agent!
+    assertValid(definition, ['body', 'agent', 'definition'])
+    return { workflowId: null, version: null, definition: JSON.stringify(definition), config: JSON.stringify(config ?? AgentConfig.parse({})) }
+  }
+
+  private async mint(r: MintRequest) {
+    try {
+      return await this.d.webCalls.tokens.mint(r)
+    } catch (err) {
+      if (err instanceof WebCallTokenError && err.code === 'variables_too_large') throw variablesTooLarge(['body', 'variables'])
+      throw err
+    }
+  }
+
+  private wsUrl(token: string): string {
+    return `${this.d.webCalls.wsUrl()}?token=${encodeURIComponent(token)}&v=1`
+  }
+}
+
+function variablesTooLarge(loc: string[]): ValidationError {
+  return new ValidationError([{ type: 'too_big', loc, msg: `variables are at most ${MAX_VARIABLES_BYTES} bytes of JSON`, ctx: { max_bytes: MAX_VARIABLES_BYTES } }])
+}
+
+function callFields(r: SessionRow) {
+  return { call_uuid: r.id, channel: r.channel, status: r.status, workflow_uuid: r.workflow_id, version: r.workflow_version, transient: r.workflow_id === null }
+}
+
+function summary(r: SessionRow, workflowName: string | null) {
+  return {
+    ...callFields(r),
+    workflow_name: workflowName,
+    disposition: r.disposition,
+    error_code: r.error_code,
+    turn_count: r.turn_count,
+    started_at: iso(r.started_at)!,
+    ended_at: iso(r.ended_at),
+    duration_ms: r.ended_at === null ? null : r.ended_at - r.started_at,
   }
 }

@@ -10,7 +10,6 @@
  * server_shutdown are `failed` (error_code: the error's code, or "server_shutdown"). A session
  * left `active` by a crash is marked failed ("interrupted") at the next start (abandonLive).
  */
-import { randomUUID } from 'node:crypto'
 import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos } from '../../db/index.js'
 import type { RuntimeState } from '../../engine/graph-runtime/index.js'
@@ -29,16 +28,20 @@ export interface SessionCallRecorderOptions {
   logger: Logger
   organizationId: string
   environmentId: string
-  workflowId: string
-  version: number
+  /** Null for a transient agent. */
+  workflowId: string | null
+  version: number | null
   definition: string
   config: string
   initial: RuntimeState
+  /** The call's id, which is the session's id. */
   callId: string
+  /** The row exists already (a pending call of POST /calls): open() activates it instead of inserting. */
+  pending: boolean
 }
 
 export class SessionCallRecorder implements CallRecorder {
-  readonly sessionId = randomUUID()
+  readonly sessionId: string
   private readonly buffered: { kind: string; data: Record<string, unknown> }[] = []
   private readonly lines: { role: 'user' | 'assistant'; text: string }[] = []
   private readonly turns: (TurnMetricsRecord & { turn: number })[] = []
@@ -53,6 +56,7 @@ export class SessionCallRecorder implements CallRecorder {
   private resolveDone!: () => void
 
   constructor(private readonly o: SessionCallRecorderOptions) {
+    this.sessionId = o.callId
     this.finalState = () => o.initial
     this.done = new Promise((r) => (this.resolveDone = r))
   }
@@ -62,15 +66,25 @@ export class SessionCallRecorder implements CallRecorder {
     this.finalState = get
   }
 
-  /** Inserts the active session and announces it. */
-  open(): void {
+  /**
+   * Inserts the active session (or activates the pending one) and announces it. False when a
+   * pending call is pending no more (it expired a moment ago): nothing is announced or written later.
+   */
+  open(): boolean {
     const o = this.o
     const now = o.clock.now()
-    o.repos.sessions.insert({
+    if (o.pending) {
+      if (!o.repos.sessions.activate({ organizationId: o.organizationId, environmentId: o.environmentId }, this.sessionId, now)) {
+        this.endReason = 'error'
+        this.resolveDone()
+        return false
+      }
+    } else o.repos.sessions.insert({
       id: this.sessionId, organization_id: o.organizationId, environment_id: o.environmentId, workflow_id: o.workflowId, workflow_version: o.version,
       channel: 'web', definition: o.definition, config: o.config, state: JSON.stringify(o.initial), started_by_user: null, started_by_key: null, started_at: now,
     })
     this.publish('session.started', { ...this.base(), version: o.version, channel: 'web', call_id: o.callId, variables: o.initial.variables }, now)
+    return true
   }
 
   event(kind: string, data: Record<string, unknown>): void {
@@ -159,6 +173,7 @@ function snake(t: TurnMetricsRecord) {
     tts_first_byte_ms: t.ttsFirstByteMs,
     engine_ms: t.engineMs,
     voice_to_voice_ms: t.voiceToVoiceMs,
+    barge_in_stop_ms: t.bargeInStopMs,
     interrupted: t.interrupted,
   }
 }

@@ -44,7 +44,7 @@ export function sessionRoutes(sessions: SessionService) {
       operationId: 'sessions_message', method: 'post', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}/messages', auth: 'A', permission: 'agents:run', tag,
       summary: 'Send the caller’s next message; messages to one session are handled one at a time',
       audit: { action: 'session.message', resource },
-      params: SessionPath, body: SessionMessageRequest, status: 200, response: SessionTurnResponse, errors: [...runErrors, 'session_ended'],
+      params: SessionPath, body: SessionMessageRequest, status: 200, response: SessionTurnResponse, errors: [...runErrors, 'session_ended', 'voice_session'],
       handler: ({ auth, params, body }) => sessions.message(auth, params.workflow_uuid, params.session_uuid, body.text),
     }),
     defineRoute({
@@ -56,7 +56,7 @@ export function sessionRoutes(sessions: SessionService) {
         'like POST …/messages (one turn at a time per session), and the reply comes back as text and as a base64 WAV (16 kHz mono) from its tts provider. ' +
         'Unreadable, empty or over-long audio, and audio with no recognized speech (no_speech), are 422 and record nothing.',
       audit: { action: 'session.message', resource },
-      params: SessionPath, body: RawBodyField, bodyEncoding: 'raw', rawMediaTypes: VOICE_MEDIA_TYPES, status: 200, response: VoiceTurnResponse, errors: [...runErrors, 'session_ended'],
+      params: SessionPath, body: RawBodyField, bodyEncoding: 'raw', rawMediaTypes: VOICE_MEDIA_TYPES, status: 200, response: VoiceTurnResponse, errors: [...runErrors, 'session_ended', 'voice_session'],
       handler: ({ auth, params, body }) => sessions.voice(auth, params.workflow_uuid, params.session_uuid, body),
     }),
     defineRoute({

@@ -65,10 +65,10 @@ export const TextRunResponse = z
 export const RunSummary = z
   .object({
     id: z.uuid(),
-    workflow_id: z.uuid(),
+    workflow_id: z.uuid().nullable().describe('null for a transient agent (POST /calls with an inline agent).'),
     version: z.number().int().nullable(),
     channel: z.enum(['chat', 'run', 'web', 'phone']),
-    status: z.enum(['active', 'completed', 'failed']),
+    status: z.enum(['pending', 'active', 'completed', 'failed']).describe('pending: a web call created by POST /calls, not connected yet.'),
     disposition: z.string().nullable(),
     turn_count: z.number().int(),
     started_at: z.iso.datetime(),
@@ -91,7 +91,7 @@ export const RunEventResponse = z
 export const SessionPath = z.object({ workflow_uuid: z.uuid(), session_uuid: z.uuid() })
 export const SessionListQuery = z.object({
   workflow_uuid: z.uuid().optional(),
-  status: z.enum(['active', 'completed', 'failed']).optional(),
+  status: z.enum(['pending', 'active', 'completed', 'failed']).optional(),
   channel: z.enum(['chat', 'run', 'web', 'phone']).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),

@@ -13,6 +13,7 @@ import {
   type RuntimeState,
   type ToolRunner,
 } from '../../engine/graph-runtime/index.js'
+import type { CallControl } from '../../engine/calls/index.js'
 import { ApiError } from '../http/errors.js'
 import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
@@ -45,6 +46,14 @@ export interface SessionDeps {
   voiceFor?: VoiceProvidersFor
 }
 
+/** What a session runs: a workflow's version (null: its draft), or a transient agent (workflowId null). */
+export interface SessionAgent {
+  workflowId: string | null
+  version: number | null
+  definition: string
+  config: string
+}
+
 interface Which {
   use_draft: boolean
   version?: number
@@ -62,26 +71,68 @@ export class SessionService {
   async start(p: Principal, workflowId: string, input: Which & { variables: Record<string, unknown> }, channel: 'chat' | 'run' = 'chat') {
     const wf = this.workflow(p, workflowId)
     const { definition, config, version } = this.pick(wf, input)
-    const def = Definition.parse(JSON.parse(definition))
+    const turn = await this.open(p, { workflowId: wf.id, version, definition, config }, input.variables, channel)
+    return { ...turn, workflow_id: wf.id, version }
+  }
+
+  /**
+   * Inserts a session of `agent` (a workflow's version, or a transient agent: workflowId null) and
+   * runs its opening. A failed opening removes the session unannounced: starting again is the retry.
+   */
+  async open(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: 'chat' | 'run'): Promise<TurnFields> {
+    const def = Definition.parse(JSON.parse(agent.definition))
     const now = this.d.clock.now()
     const id = randomUUID()
-    const state = initialState(def, input.variables)
+    const state = initialState(def, variables)
     this.d.repos.sessions.insert({
-      id, organization_id: p.organizationId, environment_id: p.environmentId, workflow_id: wf.id, workflow_version: version, channel,
-      definition, config, state: JSON.stringify(state), started_by_user: p.userId, started_by_key: p.apiKeyId, started_at: now,
+      id, organization_id: p.organizationId, environment_id: p.environmentId, workflow_id: agent.workflowId, workflow_version: agent.version, channel,
+      definition: agent.definition, config: agent.config, state: JSON.stringify(state), started_by_user: p.userId, started_by_key: p.apiKeyId, started_at: now,
     })
     const row = this.d.repos.sessions.get(scope(p), id)!
-    const turn = await this.exclusive(id, async () => {
+    return this.exclusive(id, async () => {
       try {
         return await this.advance(p, row, null)
       } catch (err) {
-        // The opening failed (no LLM, provider down, timeout), so the runtime never started and
-        // the session could take no message: it is removed unannounced, and starting again is the retry.
         this.d.repos.sessions.discard(scope(p), id)
         throw err
       }
     })
-    return { ...turn, workflow_id: wf.id, version }
+  }
+
+  /** A typed caller turn on a session found by id alone (POST /calls/{uuid}/messages). */
+  messageById(p: Principal, sessionId: string, text: string): Promise<TurnFields> {
+    return this.callerTurn(p, null, sessionId, () => text)
+  }
+
+  /**
+   * Live control of a text session, applied here (its "worker" is the API): `say` adds an agent
+   * line, `end` and `transfer` close it (disposition ended_by_api / transfer). Returns 1 when
+   * applied, 0 when the session had already ended.
+   */
+  control(p: Principal, sessionId: string, m: CallControl): Promise<number> {
+    return this.exclusive(sessionId, () => {
+      const row = this.d.repos.sessions.get(scope(p), sessionId)
+      if (!row) throw new ApiError('not_found')
+      if (row.status !== 'active') return 0
+      const now = this.d.clock.now()
+      const base = { session_uuid: row.id, workflow_uuid: row.workflow_id }
+      if (m.action === 'say') {
+        const state = JSON.parse(row.state) as RuntimeState
+        state.history.push({ role: 'assistant', text: m.text })
+        this.d.repos.sessions.saveTurn(
+          row.id,
+          { state: JSON.stringify(state), status: 'active', disposition: row.disposition, turns: 0, prompt_tokens: 0, completion_tokens: 0, error_code: row.error_code, ended_at: null },
+          [{ kind: 'agent_message', data: { text: m.text, source: 'control' } }],
+          now,
+        )
+        this.publish(p, 'transcript.updated', { ...base, role: 'assistant', text: m.text }, now)
+      } else if (m.action === 'end') {
+        this.close(p, row, 'completed', 'ended_by_api', row.error_code, [{ kind: 'control', data: { action: 'end' } }])
+      } else {
+        this.close(p, row, 'completed', 'transfer', row.error_code, [{ kind: 'transfer', data: { target: m.target } }])
+      }
+      return 1
+    })
   }
 
   message(p: Principal, workflowId: string, sessionId: string, text: string): Promise<TurnFields> {
@@ -213,9 +264,11 @@ export class SessionService {
    * text as sent, or a transcription) and runs inside the session's lock, so turns of one session,
    * spoken or typed, never interleave.
    */
-  private callerTurn(p: Principal, workflowId: string, sessionId: string, hear: (row: SessionRow) => string | Promise<string>): Promise<TurnFields> {
+  private callerTurn(p: Principal, workflowId: string | null, sessionId: string, hear: (row: SessionRow) => string | Promise<string>): Promise<TurnFields> {
     return this.exclusive(sessionId, async () => {
       const row = this.session(p, workflowId, sessionId)
+      // A web or phone call's runtime lives in the engine: a typed turn here would fork its state.
+      if (row.channel === 'web' || row.channel === 'phone') throw new ApiError('voice_session')
       if (row.status !== 'active') throw new ApiError('session_ended')
       return this.advance(p, row, await hear(row))
     })
@@ -290,7 +343,7 @@ export class SessionService {
     }
   }
 
-  private close(p: Principal, row: SessionRow, status: 'completed' | 'failed', disposition: string, errorCode = row.error_code): void {
+  private close(p: Principal, row: SessionRow, status: 'completed' | 'failed', disposition: string, errorCode = row.error_code, before: { kind: string; data: unknown }[] = []): void {
     const now = this.d.clock.now()
     const state = JSON.parse(row.state) as RuntimeState
     state.ended = true
@@ -299,7 +352,7 @@ export class SessionService {
     this.d.repos.sessions.saveTurn(
       row.id,
       { state: JSON.stringify(state), status, disposition, turns: 0, prompt_tokens: 0, completion_tokens: 0, error_code: errorCode, ended_at: now },
-      [{ kind: 'end', data: { disposition } }],
+      [...before, { kind: 'end', data: { disposition } }],
       now,
     )
     this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
@@ -331,9 +384,10 @@ export class SessionService {
     return wf
   }
 
-  private session(p: Principal, workflowId: string, sessionId: string): SessionRow {
+  /** A session of the scope; with a workflowId, only one of that workflow. */
+  private session(p: Principal, workflowId: string | null, sessionId: string): SessionRow {
     const row = this.d.repos.sessions.get(scope(p), sessionId)
-    if (!row || row.workflow_id !== workflowId) throw new ApiError('not_found')
+    if (!row || (workflowId !== null && row.workflow_id !== workflowId)) throw new ApiError('not_found')
     return row
   }
 

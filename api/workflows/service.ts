@@ -12,7 +12,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const scope = (p: Principal) => ({ organizationId: p.organizationId, environmentId: p.environmentId })
 
 /** Rejects a graph the schema accepted but whose parts do not fit together (422, pointed). */
-function assertValid(definition: Definition, at: (string | number)[]): void {
+export function assertValid(definition: Definition, at: (string | number)[]): void {
   const problems = validateDefinition(definition)
   if (problems.length) throw new ValidationError(problems.map((p) => ({ type: p.type, loc: [...at, ...p.loc], msg: p.msg })))
 }

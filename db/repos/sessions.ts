@@ -1,14 +1,16 @@
 import type { Db } from '../database.js'
 import type { Scope } from './workflows.js'
 
-export type SessionStatus = 'active' | 'completed' | 'failed'
+/** pending: a web call created by POST /calls, its browser not connected yet. */
+export type SessionStatus = 'pending' | 'active' | 'completed' | 'failed'
 export type SessionChannel = 'chat' | 'run' | 'web' | 'phone'
 
 export interface SessionRow {
   id: string
   organization_id: string
   environment_id: string
-  workflow_id: string
+  /** NULL for a transient agent given inline to POST /calls. */
+  workflow_id: string | null
   workflow_version: number | null
   channel: SessionChannel
   status: SessionStatus
@@ -25,6 +27,8 @@ export interface SessionRow {
   started_at: number
   ended_at: number | null
   updated_at: number
+  /** A pending call's token expiry: it fails (not_connected) if nobody connects by then. */
+  pending_until: number | null
 }
 
 export interface SessionEventRow {
@@ -59,13 +63,15 @@ export class SessionsRepo {
   private readonly countStmt
   private readonly abandonStmt
   private readonly discardStmt
+  private readonly activateStmt
+  private readonly expireStmt
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO sessions (id, organization_id, environment_id, workflow_id, workflow_version, channel, status, definition, config,
-         state, started_by_user, started_by_key, started_at, updated_at)
-       VALUES (@id, @organization_id, @environment_id, @workflow_id, @workflow_version, @channel, 'active', @definition, @config,
-         @state, @started_by_user, @started_by_key, @started_at, @started_at)`,
+         state, started_by_user, started_by_key, started_at, updated_at, pending_until)
+       VALUES (@id, @organization_id, @environment_id, @workflow_id, @workflow_version, @channel, @status, @definition, @config,
+         @state, @started_by_user, @started_by_key, @started_at, @started_at, @pending_until)`,
     )
     this.getStmt = db.prepare(`SELECT * FROM sessions WHERE ${SCOPED} AND id = @id`)
     this.saveStmt = db.prepare(
@@ -80,13 +86,35 @@ export class SessionsRepo {
     this.pageStmt = db.prepare(`SELECT * FROM sessions WHERE ${FILTER} ORDER BY started_at DESC, id LIMIT @limit OFFSET @offset`)
     this.countStmt = db.prepare(`SELECT count(*) AS n FROM sessions WHERE ${FILTER}`)
     this.discardStmt = db.prepare(`DELETE FROM sessions WHERE ${SCOPED} AND id = @id AND turn_count = 0`)
+    this.activateStmt = db.prepare(
+      `UPDATE sessions SET status = 'active', pending_until = NULL, started_at = @now, updated_at = @now
+       WHERE ${SCOPED} AND id = @id AND status = 'pending' AND pending_until > @now`,
+    )
+    this.expireStmt = db.prepare(
+      `UPDATE sessions SET status = 'failed', error_code = 'not_connected', disposition = 'not_connected', ended_at = pending_until,
+         pending_until = NULL, updated_at = @now
+       WHERE status = 'pending' AND pending_until <= @now`,
+    )
     this.abandonStmt = db.prepare(
       "UPDATE sessions SET status = 'failed', error_code = 'interrupted', ended_at = @now, updated_at = @now WHERE status = 'active' AND channel IN ('web', 'phone')",
     )
   }
 
-  insert(row: Pick<SessionRow, 'id' | 'organization_id' | 'environment_id' | 'workflow_id' | 'workflow_version' | 'channel' | 'definition' | 'config' | 'state' | 'started_by_user' | 'started_by_key' | 'started_at'>): void {
-    this.insertStmt.run(row)
+  insert(
+    row: Pick<SessionRow, 'id' | 'organization_id' | 'environment_id' | 'workflow_id' | 'workflow_version' | 'channel' | 'definition' | 'config' | 'state' | 'started_by_user' | 'started_by_key' | 'started_at'> &
+      Partial<Pick<SessionRow, 'status' | 'pending_until'>>,
+  ): void {
+    this.insertStmt.run({ status: 'active', pending_until: null, ...row })
+  }
+
+  /** A pending call's browser connected: active from now. False when it is no longer pending. */
+  activate(s: Scope, id: string, now: number): boolean {
+    return this.activateStmt.run({ org: s.organizationId, env: s.environmentId, id, now }).changes === 1
+  }
+
+  /** Pending calls nobody connected to before their token expired are failed (not_connected). */
+  expirePending(now: number): number {
+    return this.expireStmt.run({ now }).changes
   }
 
   get(s: Scope, id: string): SessionRow | undefined {

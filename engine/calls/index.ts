@@ -10,3 +10,4 @@ export {
   type WebCallTokensOptions,
 } from './web-token.js'
 export { InProcessLiveCalls, type LiveCalls } from './live-calls.js'
+export { InProcessCallControlBus, type CallControl, type CallControlBus } from './control-bus.js'

@@ -24,7 +24,10 @@ export interface WebCallClaims {
   jti: string
   organizationId: string
   environmentId: string
-  workflowId: string
+  /** Null for a transient call (callId names it). */
+  workflowId: string | null
+  /** The pending call (POST /calls) the token opens; null for a token of POST /calls/web-token. */
+  callId: string | null
   /** Epoch ms. */
   expiresAt: number
 }
@@ -32,7 +35,8 @@ export interface WebCallClaims {
 export interface MintRequest {
   organizationId: string
   environmentId: string
-  workflowId: string
+  workflowId: string | null
+  callId?: string
   variables?: Record<string, unknown>
   ttlS?: number
 }
@@ -86,7 +90,11 @@ export class WebCallTokens {
     const nowS = Math.floor(now / 1000)
     const expiresAt = (nowS + ttlS) * 1000
     const jti = randomUUID()
-    const token = await new SignJWT({ org: r.organizationId, env: r.environmentId, wfl: r.workflowId, typ: TYP })
+    if (r.workflowId === null && r.callId === undefined) throw new TypeError('a web-call token names a workflow or a call')
+    const token = await new SignJWT({
+      org: r.organizationId, env: r.environmentId, typ: TYP,
+      ...(r.workflowId !== null && { wfl: r.workflowId }), ...(r.callId !== undefined && { cal: r.callId }),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setJti(jti)
       .setIssuer(ISSUER)
@@ -100,6 +108,7 @@ export class WebCallTokens {
       organization_id: r.organizationId,
       environment_id: r.environmentId,
       workflow_id: r.workflowId,
+      call_id: r.callId ?? null,
       variables,
       created_at: now,
       expires_at: expiresAt,
@@ -120,17 +129,19 @@ export class WebCallTokens {
     // Genuinely signed with our key but minted for someone else: an access token, another engine.
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
     if (payload.iss !== ISSUER || payload.typ !== TYP || aud.length !== 1 || aud[0] !== this.audience) return refuse(CloseCode.tokenForeign)
-    const { org, env, wfl, jti, exp } = payload
-    if (typeof org !== 'string' || typeof env !== 'string' || typeof wfl !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
+    const { org, env, wfl, cal, jti, exp } = payload
+    const optional = (v: unknown) => v === undefined || typeof v === 'string'
+    if (typeof org !== 'string' || typeof env !== 'string' || typeof jti !== 'string' || typeof exp !== 'number' || !optional(wfl) || !optional(cal) || (wfl ?? cal) === undefined) {
       return refuse(CloseCode.tokenInvalid)
     }
-    return { ok: true, claims: { jti, organizationId: org, environmentId: env, workflowId: wfl, expiresAt: exp * 1000 } }
+    const claims = { jti, organizationId: org, environmentId: env, workflowId: (wfl as string | undefined) ?? null, callId: (cal as string | undefined) ?? null, expiresAt: exp * 1000 }
+    return { ok: true, claims }
   }
 
   /** Uses the token up. A token with no row of its binding was not minted by this platform: foreign. */
   consume(c: WebCallClaims): { ok: true; variables: Record<string, unknown> } | TokenRefusal {
     const r = this.o.repo.consume(
-      { jti: c.jti, organization_id: c.organizationId, environment_id: c.environmentId, workflow_id: c.workflowId },
+      { jti: c.jti, organization_id: c.organizationId, environment_id: c.environmentId, workflow_id: c.workflowId, call_id: c.callId },
       this.o.clock.now(),
     )
     if (!r.ok) return refuse(r.why === 'used' ? CloseCode.tokenUsed : r.why === 'expired' ? CloseCode.tokenExpired : CloseCode.tokenForeign)

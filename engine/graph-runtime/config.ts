@@ -31,13 +31,17 @@ export const AgentConfig = z
       .default({ provider: 'espeak', speed: 1 }),
     turn_taking: z
       .object({
+        strategy: z
+          .enum(['text_adaptive', 'silence'])
+          .default('text_adaptive')
+          .describe('silence: end of turn after endpointing_ms of silence; text_adaptive: that wait shortened after a complete sentence or question and lengthened after a trailing conjunction or filler (tr, en).'),
         endpointing_ms: z.number().int().min(50).max(5000).default(300),
         interruption_min_words: z.number().int().min(0).max(10).default(2),
         interruption_min_duration_ms: z.number().int().min(0).max(3000).default(400),
         backchannel_words: z.array(z.string().trim().min(1).max(40)).max(100).default(DEFAULT_BACKCHANNELS),
         preemptive_generation: z.boolean().default(true),
       })
-      .default({ endpointing_ms: 300, interruption_min_words: 2, interruption_min_duration_ms: 400, backchannel_words: DEFAULT_BACKCHANNELS, preemptive_generation: true }),
+      .default({ strategy: 'text_adaptive', endpointing_ms: 300, interruption_min_words: 2, interruption_min_duration_ms: 400, backchannel_words: DEFAULT_BACKCHANNELS, preemptive_generation: true }),
     max_call_duration_s: z.number().int().min(10).max(4 * 3600).default(1800),
     silence_timeout_s: z.number().int().min(3).max(600).default(20),
     recording: z.boolean().default(false),

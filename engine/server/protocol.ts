@@ -110,7 +110,18 @@ export function parseClientMessage(data: ArrayBuffer | string, isBinary: boolean
 // ─── server → client events (snake_case on the wire) ─────────────────────────────────────────────
 
 export type CallStatus = 'connecting' | 'listening' | 'thinking' | 'speaking' | 'ended'
-export type EndReason = 'client_stop' | 'agent_ended' | 'idle_timeout' | 'max_duration' | 'server_shutdown' | 'protocol_error' | 'error'
+export type EndReason =
+  | 'client_stop'
+  | 'agent_ended'
+  | 'idle_timeout'
+  | 'max_duration'
+  | 'server_shutdown'
+  | 'protocol_error'
+  | 'error'
+  /** POST /calls/{uuid}/control `end`. */
+  | 'ended_by_api'
+  /** POST /calls/{uuid}/control `transfer`: a `transfer` event named the target. */
+  | 'transfer'
 
 export interface TurnMetrics {
   endpointingMs?: number
@@ -119,18 +130,21 @@ export interface TurnMetrics {
   ttsFirstByteMs?: number
   engineMs?: number
   voiceToVoiceMs?: number
+  bargeInStopMs?: number
 }
 
 export type ServerEvent =
   | { type: 'hello'; protocol: number; call_id: string; audio: { encoding: 'pcm_s16le'; sample_rate_hz: number; channels: 1 }; max_frame_bytes: number }
   | { type: 'status'; status: CallStatus }
   | { type: 'transcript'; role: 'user' | 'agent'; text: string; final: boolean; turn_id: string; interrupted: boolean }
-  | { type: 'metrics'; turn_id: string; endpointing_ms: number | null; stt_ms: number | null; llm_first_token_ms: number | null; tts_first_byte_ms: number | null; engine_ms: number | null; voice_to_voice_ms: number | null }
+  | { type: 'metrics'; turn_id: string; endpointing_ms: number | null; stt_ms: number | null; llm_first_token_ms: number | null; tts_first_byte_ms: number | null; engine_ms: number | null; voice_to_voice_ms: number | null; barge_in_stop_ms: number | null }
   | { type: 'ended'; reason: EndReason }
   | { type: 'error'; code: string; message: string }
   | { type: 'pong'; id: string | number | null }
   /** Drop agent audio already buffered on the client (sent on barge-in). */
   | { type: 'clear' }
+  /** The call is handed to `target` (control `transfer`); `ended: transfer` follows. */
+  | { type: 'transfer'; target: string }
 
 export const events = {
   hello: (callId: string): ServerEvent => ({
@@ -158,11 +172,13 @@ export const events = {
     tts_first_byte_ms: m.ttsFirstByteMs ?? null,
     engine_ms: m.engineMs ?? null,
     voice_to_voice_ms: m.voiceToVoiceMs ?? null,
+    barge_in_stop_ms: m.bargeInStopMs ?? null,
   }),
   ended: (reason: EndReason): ServerEvent => ({ type: 'ended', reason }),
   error: (code: string, message: string): ServerEvent => ({ type: 'error', code, message }),
   pong: (id: string | number | undefined): ServerEvent => ({ type: 'pong', id: id ?? null }),
   clear: (): ServerEvent => ({ type: 'clear' }),
+  transfer: (target: string): ServerEvent => ({ type: 'transfer', target }),
 }
 
 export const encodeEvent = (e: ServerEvent): string => JSON.stringify(e)

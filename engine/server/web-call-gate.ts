@@ -54,7 +54,8 @@ export function createWebCallGate(o: WebCallGateOptions): ConnectionHandler<WebC
         release()
         return used
       }
-      return { ok: true, context: { callId: randomUUID(), claims: verified.claims, variables: used.variables, release } }
+      // A call created by POST /calls keeps the id it was given (its session row is waiting).
+      return { ok: true, context: { callId: verified.claims.callId ?? randomUUID(), claims: verified.claims, variables: used.variables, release } }
     },
     abandoned(context) {
       context.release()

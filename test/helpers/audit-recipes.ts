@@ -64,6 +64,12 @@ async function stagingSurvey(s: Scene): Promise<string> {
   return id
 }
 
+async function stagingChatCall(s: Scene): Promise<string> {
+  const id = await stagingSurvey(s)
+  const res = await s.a.request('POST', '/api/v1/calls', { token: s.owner.token, headers: { 'x-environment-id': 'staging' }, body: { channel: 'chat', workflow_uuid: id } })
+  return expectStatus(res, 201, 'start chat call').call_uuid
+}
+
 /** Asks one yes/no question, then ends saying nothing: a caller turn with an empty reply. */
 export const SILENT_ENDING = {
   variables: [{ name: 'consent', type: 'boolean' }],
@@ -230,6 +236,21 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const id = await stagingSurvey(s)
     const res = await s.send('POST', '/api/v1/calls/web-token', { token: s.owner.token, body: { workflow_uuid: id } })
     return { res, expect: byOwner(s, 'call.web_token_created', 'workflow', null) }
+  },
+  calls_create: async (s) => {
+    const id = await stagingSurvey(s)
+    const res = await s.send('POST', '/api/v1/calls', { token: s.owner.token, body: { channel: 'chat', workflow_uuid: id } })
+    return { res, expect: byOwner(s, 'call.created', 'call', null) }
+  },
+  calls_control: async (s) => {
+    const call = await stagingChatCall(s)
+    const res = await s.send('POST', `/api/v1/calls/${call}/control`, { token: s.owner.token, body: { action: 'end' } })
+    return { res, expect: byOwner(s, 'call.controlled', 'call', call) }
+  },
+  calls_message: async (s) => {
+    const call = await stagingChatCall(s)
+    const res = await s.send('POST', `/api/v1/calls/${call}/messages`, { token: s.owner.token, body: { text: 'evet' } })
+    return { res, expect: byOwner(s, 'session.message', 'call', call) }
   },
   sessions_start: async (s) => {
     const id = await stagingSurvey(s)

@@ -179,6 +179,23 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return list.some((x) => x.id === id && x.turn_count === 1)
     },
   },
+  // A chat call (POST /calls) of a published deterministic template; its opening is its one turn.
+  call_uuid: {
+    create: async (a, owner) => {
+      const created = await a.request('POST', '/api/v1/workflows', { token: owner.token, body: { name: `Survey ${++seq}`, template_id: 'survey-tr' } })
+      const id = expectStatus(created, 201, 'create agent').id
+      expectStatus(await a.request('POST', `/api/v1/workflows/${id}/publish`, { token: owner.token }), 200, 'publish workflow')
+      const body = { channel: 'chat', workflow_uuid: id }
+      return expectStatus(await a.request('POST', '/api/v1/calls', { token: owner.token, body }), 201, 'start chat call').call_uuid
+    },
+    unknown: randomUUID,
+    // Still listed, still active and at its opening: a foreign message or control that answered 404 but ran is caught.
+    exists: async (a, owner, id) => {
+      const page = expectStatus<{ items: { call_uuid: string; turn_count: number; status: string }[] }>(
+        await a.request('GET', '/api/v1/calls?limit=100', { token: owner.token }), 200, 'list calls')
+      return page.items.some((x) => x.call_uuid === id && x.turn_count === 1 && x.status === 'active')
+    },
+  },
   // A credential is named by its provider, not a unique id: successive calls take successive
   // providers, so the organizations of one matrix run hold different ones.
   provider: {
@@ -270,6 +287,9 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   workflows_text_run: { body: { input: 'hello' } },
   sessions_start: { body: {} },
   calls_web_token: { body: { workflow_uuid: '00000000-0000-4000-8000-000000000000' } },
+  calls_create: { body: { channel: 'chat', workflow_uuid: '00000000-0000-4000-8000-000000000000' } },
+  calls_control: { body: { action: 'end' } },
+  calls_message: { body: { text: 'hi' } },
   sessions_message: { body: { text: 'hi' } },
   // 0.1 s of silence: valid audio, so only the session id decides the answer.
   sessions_voice: { raw: encodeWav(new Int16Array(1600), 16000), headers: { 'content-type': 'audio/wav' } },

@@ -15,6 +15,7 @@
 import { FRAME_MS, pcmToBytes } from '../../audio/index.js'
 import { discardTurn, type GraphRuntime } from '../../graph-runtime/runtime.js'
 import type { RuntimeEvent } from '../../graph-runtime/io.js'
+import type { CallControl } from '../../calls/control-bus.js'
 import type { ClientChannel } from '../../server/client-channel.js'
 import { events, type CallStatus, type EndReason, type ServerEvent } from '../../server/protocol.js'
 import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
@@ -71,6 +72,7 @@ interface TurnTiming {
   firstTokenAt: number | null
   ttsFirstByteMs: number | null
   firstFrameAt: number | null
+  bargeInStopMs: number | null
 }
 
 interface ActiveTurn {
@@ -86,7 +88,7 @@ interface ActiveTurn {
 }
 
 const TICK_MS = FRAME_MS
-const NO_TIMING = (): TurnTiming => ({ speechEndAt: null, finalAt: null, endOfTurnAt: null, firstTokenAt: null, ttsFirstByteMs: null, firstFrameAt: null })
+const NO_TIMING = (): TurnTiming => ({ speechEndAt: null, finalAt: null, endOfTurnAt: null, firstTokenAt: null, ttsFirstByteMs: null, firstFrameAt: null, bargeInStopMs: null })
 const ms = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.max(0, Math.round(a - b)))
 const errorCode = (err: unknown): string => {
   const code = (err as { code?: unknown } | null)?.code
@@ -126,6 +128,15 @@ export class CallSession {
   private pendingWrites = 0
   private idleWaiters: (() => void)[] = []
   private started = false
+  /** Lines from control `say`, spoken in order once the agent is free. */
+  private readonly pendingLines: string[] = []
+  private controlLines = 0
+  /** Control `end` (not immediately): the call ends when the agent has finished speaking. */
+  private endWhenQuiet = false
+  /** The caller muted their microphone: their audio counts as silence, and silence as no reason to end. */
+  private muted = false
+  /** When the VAD window being judged arrived (its last frame), for the barge-in stop metric. */
+  private windowArrivedAt = 0
 
   constructor(deps: CallSessionDeps) {
     this.d = deps
@@ -161,7 +172,10 @@ export class CallSession {
       audio: (pcm) => this.onAudio(pcm),
       control: (m) => {
         if (m.type === 'stop') this.finish('client_stop', 'client_hangup')
-        else if (m.type === 'mute') this.d.recorder.event('mute', { muted: m.muted })
+        else if (m.type === 'mute') {
+          this.muted = m.muted
+          this.d.recorder.event('mute', { muted: m.muted })
+        }
       },
       closed: (code) => this.finish('client_stop', code === 1000 ? 'client_hangup' : 'dropped'),
     }
@@ -185,8 +199,11 @@ export class CallSession {
 
   // ── caller audio ───────────────────────────────────────────────────────────────────────────────
 
-  private onAudio(pcm: Int16Array): void {
+  private onAudio(input: Int16Array): void {
     if (this.ending) return
+    // Muted audio still flows as silence, so turn timing and the STT stream keep going.
+    const pcm = this.muted ? new Int16Array(input.length) : input
+    const arrivedAt = this.clock.now()
     this.stt?.push(pcm)
     const vad = this.vadStream
     if (!vad) return
@@ -201,6 +218,7 @@ export class CallSession {
         () => p.then(
           (prob) => {
             this.vadBacklog--
+            this.windowArrivedAt = arrivedAt
             this.onVad(prob, w.endMs)
           },
           (err: unknown) => {
@@ -254,6 +272,7 @@ export class CallSession {
     const now = this.clock.now()
     if (now - this.startedAt >= this.d.limits.maxDurationMs) return this.finish('max_duration', 'max_duration')
     this.turnEvent({ type: 'tick', at: now })
+    if (this.muted) this.lastActivityAt = now
     if (this.ending || this.turn || this.userSpeaking) return
     if (now - this.lastActivityAt < this.d.limits.silenceTimeoutMs) return
     if (this.promptedStillThere) return this.finish('idle_timeout', 'idle_timeout')
@@ -347,7 +366,10 @@ export class CallSession {
 
   private onBargeIn(b: BargeInDecision): void {
     this.d.recorder.event(`barge_in_${b.type}`, { ...b })
-    if (b.type === 'pause') this.pause('barge_in')
+    if (b.type === 'pause') {
+      this.pause('barge_in')
+      if (this.turn?.speaking) this.turn.timing.bargeInStopMs = Math.max(0, Math.round(this.clock.now() - this.windowArrivedAt))
+    }
     else if (b.type === 'resume') this.unpause('barge_in')
     else if (this.turn?.speaking) this.interrupt(this.turn)
     else this.unpause('barge_in')
@@ -450,7 +472,46 @@ export class CallSession {
     }
     this.endReply(t)
     if (endDisposition !== null) return this.finish('agent_ended', 'agent_ended')
+    this.afterReply()
+  }
+
+  /** The agent is free: the next control line, the end control `end` waited for, or listening. */
+  private afterReply(): void {
+    if (this.ending || this.turn) return
+    const line = this.pendingLines.shift()
+    if (line !== undefined) return this.beginTurn(`say-${++this.controlLines}`, null, new FixedLine(line, this.clock.now()), NO_TIMING())
+    if (this.endWhenQuiet) return this.finish('ended_by_api', 'ended_by_api')
     this.setStatus('listening')
+  }
+
+  // ── live control (POST /calls/{uuid}/control, through the CallControlBus) ─────────────────────
+
+  control(m: CallControl): void {
+    if (this.ending || !this.started) return
+    this.d.recorder.event('control', { ...m })
+    switch (m.action) {
+      case 'say': {
+        const current = this.turn
+        if (m.interrupt && current) {
+          if (current.speaking) this.interrupt(current)
+          else {
+            // Not heard yet: the reply is dropped, as when the caller adds words before it plays.
+            current.interrupted = true
+            current.source.cancel()
+            this.turn = null
+          }
+        }
+        this.pendingLines.push(m.text)
+        return this.afterReply()
+      }
+      case 'end':
+        if (m.immediately || (!this.turn && this.pendingLines.length === 0)) return this.finish('ended_by_api', 'ended_by_api')
+        this.endWhenQuiet = true
+        return
+      case 'transfer':
+        this.send(events.transfer(m.target))
+        return this.finish('transfer', 'transfer')
+    }
   }
 
   private async synthesize(t: ActiveTurn, text: string, cached: boolean, signal: AbortSignal): Promise<void> {
@@ -482,6 +543,7 @@ export class CallSession {
       ttsFirstByteMs: m.ttsFirstByteMs === null ? null : Math.round(m.ttsFirstByteMs),
       engineMs: ms(m.firstFrameAt, m.endOfTurnAt),
       voiceToVoiceMs: ms(m.firstFrameAt, m.speechEndAt),
+      bargeInStopMs: t.interrupted ? m.bargeInStopMs : null,
     }
     const wire: Record<string, number> = {}
     for (const [k, v] of Object.entries(metrics)) if (v !== null) wire[k] = v

@@ -5,7 +5,16 @@
  */
 
 /** Why the call ended, as recorded (finer than the wire's `ended.reason`). */
-export type CallEndReason = 'client_hangup' | 'dropped' | 'agent_ended' | 'idle_timeout' | 'max_duration' | 'error' | 'server_shutdown'
+export type CallEndReason =
+  | 'client_hangup'
+  | 'dropped'
+  | 'agent_ended'
+  | 'idle_timeout'
+  | 'max_duration'
+  | 'error'
+  | 'server_shutdown'
+  | 'ended_by_api'
+  | 'transfer'
 
 export interface TurnMetricsRecord {
   turnId: string
@@ -15,6 +24,8 @@ export interface TurnMetricsRecord {
   ttsFirstByteMs: number | null
   engineMs: number | null
   voiceToVoiceMs: number | null
+  /** Barge-in: the caller-audio window that decided speech had arrived → agent audio stopped. */
+  bargeInStopMs: number | null
   /** The reply was cut by a barge-in. */
   interrupted: boolean
 }
