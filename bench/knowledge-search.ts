@@ -31,7 +31,7 @@ const GOAL_MS = 5
 const { values: args } = parseArgs({
   options: { sizes: { type: 'string' }, queries: { type: 'string' }, quick: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } },
 })
-const sizes = (args.sizes ?? (args.quick ? '2000,20000' : '10000,100000')).split(',').map(Number)
+const sizes = (args.sizes ?? (args.quick ? '2000,10000' : '10000,100000')).split(',').map(Number)
 const queryCount = Number(args.queries ?? (args.quick ? 300 : 1000))
 if (sizes.some((n) => !Number.isInteger(n) || n <= 0) || !(queryCount > 0)) throw new Error('--sizes and --queries take positive integers')
 

@@ -60,7 +60,8 @@ const connections = Math.round(positive('connections', args.connections, 50))
 const rounds = Math.round(positive('rounds', args.rounds, 1))
 const level = args['log-level'] as Level
 if (!LEVELS.includes(level)) throw new Error(`--log-level must be one of ${LEVELS.join(', ')}`)
-const levels: Level[] = level === 'info' || args['no-info'] ? [level] : [level, 'info']
+// --quick keeps the headline pair (bare, Ozan at warn) so `npm run bench -- --quick` stays short.
+const levels: Level[] = level === 'info' || args['no-info'] || args.quick ? [level] : [level, 'info']
 
 const stamp = runStamp()
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-bench-'))
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
   const machine = machineInfo()
   note(`${NAME}: ${machine.cpus} x ${machine.model}, node ${machine.node}; temp dir ${tmp}`)
   const bareServer = await startServer('bare', libScript('bare-server.ts'))
-  const koaServer = args['no-koa'] ? null : await startServer('koa', libScript('koa-server.ts'))
+  const koaServer = args['no-koa'] || args.quick ? null : await startServer('koa', libScript('koa-server.ts'))
   const ozans: OzanTarget[] = []
   for (const lvl of levels) ozans.push(await startOzan(lvl, lvl))
 

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks'
 import { randomUUID } from 'node:crypto'
 import { WebSocketServer, type WebSocket, type RawData } from 'ws'
 import { pcmFromBytes, rms } from '../../engine/audio/index.js'
+import { latencySampler, type LatencySpec } from './latency.js'
 
 export interface ScriptedUtterance {
   text: string
@@ -70,8 +71,8 @@ export interface DeepgramStandInOptions {
   apiKey: string
   host?: string
   port?: number
-  /** Speech end → final: a fixed delay, or a log-normal spread (default p50 250, p95 300). */
-  finalLatencyMs?: number | { p50: number; p95: number }
+  /** Speech end → final: a fixed delay, or a log-normal spread (latency.ts; default p50 250, p95 300). */
+  finalLatencyMs?: LatencySpec
   /** Audio ms of speech between interim results (default 250). */
   interimEveryMs?: number
   /** Pauses shorter than this never end an utterance (it cannot tell words apart); default 200. */
@@ -80,7 +81,7 @@ export interface DeepgramStandInOptions {
   speechThreshold?: number
   /** Deepgram closes (1011, NET-0001) after this long without audio or KeepAlive; default 10 000. */
   idleTimeoutMs?: number
-  /** Seed for the latency spread, so a bench run can be repeated. */
+  /** Seed for the latency spread when `finalLatencyMs` carries none, so a bench run can be repeated. */
   seed?: number
 }
 
@@ -305,23 +306,4 @@ function credentials(req: http.IncomingMessage): { auth: DeepgramSession['auth']
   const i = protocols.indexOf('token')
   if (i >= 0 && protocols[i + 1]) return { auth: 'subprotocol', key: protocols[i + 1]! }
   return { auth: null, key: null }
-}
-
-/** A fixed delay, or a seeded log-normal one with the given median and 95th percentile. */
-function latencySampler(spec: number | { p50: number; p95: number }, seed: number): () => number {
-  if (typeof spec === 'number') return () => spec
-  const sigma = Math.log(Math.max(spec.p95, spec.p50 + 1e-6) / Math.max(spec.p50, 1e-6)) / 1.645
-  let state = seed >>> 0
-  const uniform = () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return () => {
-    const z = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform())
-    return Math.round(spec.p50 * Math.exp(sigma * z))
-  }
 }

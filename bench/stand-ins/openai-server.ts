@@ -12,9 +12,11 @@ import { checkRequest, contentText, type StandInMessage, type StandInTool, type 
 import { checkEmbeddingsRequest, embeddingsBody, synonymTable } from './openai-embeddings.js'
 import { chunkBody, completionBody, errorBody, maskKey, newId, planChunks, usageBody, type ScriptedReply, type Usage } from './openai-wire.js'
 import { closedSignal, readBody, sleep } from './http-helpers.js'
+import { latencySampler, type LatencySpec } from './latency.js'
 
 export type { ScriptedReply, ScriptedToolCall } from './openai-wire.js'
 export type { StandInMessage, StandInTool } from './openai-validate.js'
+export type { LatencySpec } from './latency.js'
 
 /** One failure, used by the next chat or embeddings request (failures are consumed before scripted replies). */
 export type InjectedFailure =
@@ -36,6 +38,7 @@ export type RequestOutcome = 'completed' | 'client_closed' | 'reset'
 
 /** What the stand-in did to this exchange, so a bench can subtract it from measured latency. */
 export interface InjectedDelays {
+  /** This request's own draw from `firstTokenLatencyMs`. */
   firstTokenMs: number
   interChunkMs: number
   chunks: number
@@ -43,8 +46,16 @@ export interface InjectedDelays {
 }
 
 export interface ReceivedRequest {
-  /** performance.now() when the request arrived. */
+  /** performance.now() once the request's body was read. */
   at: number
+  /** performance.now() when the request's head arrived (before its body was read). */
+  receivedAt: number
+  /**
+   * performance.now() as each chunk carrying text was written: content, or a tool call's name or
+   * arguments (not the bare role chunk, the finish chunk or the usage chunk). Without streaming,
+   * the one write of the whole completion when it carries any text.
+   */
+  chunkSentAt: number[]
   path: string
   authorized: boolean
   model: string | undefined
@@ -63,7 +74,8 @@ export interface OpenAiStandInOptions {
   apiKey: string
   host?: string
   port?: number
-  firstTokenLatencyMs?: number
+  /** Before the first chunk (and the whole delay of embeddings); drawn once per request. */
+  firstTokenLatencyMs?: LatencySpec
   /** 0 sends chunks as fast as the socket takes them. */
   tokensPerSecond?: number
   models?: string[]
@@ -77,7 +89,8 @@ export interface OpenAiStandIn {
   requests: ReceivedRequest[]
   script(...replies: ScriptedReply[]): void
   fail(...failures: InjectedFailure[]): void
-  pace(p: { firstTokenLatencyMs?: number; tokensPerSecond?: number }): void
+  /** A new `firstTokenLatencyMs` starts a new sampler (its spread restarts from its seed). */
+  pace(p: { firstTokenLatencyMs?: LatencySpec; tokensPerSecond?: number }): void
   /** Replaces the embeddings' synonym groups. */
   synonyms(...groups: string[][]): void
   close(): Promise<void>
@@ -94,7 +107,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   const failures: InjectedFailure[] = []
   const requests: ReceivedRequest[] = []
   const settlers = new WeakMap<ReceivedRequest, (o: RequestOutcome) => void>()
-  let firstTokenMs = options.firstTokenLatencyMs ?? 0
+  let nextFirstTokenMs = latencySampler(options.firstTokenLatencyMs ?? 0)
   let tokensPerSecond = options.tokensPerSecond ?? 0
   const models = options.models ?? ['gpt-4o-mini']
   let synonyms = synonymTable(options.synonyms ?? [])
@@ -104,6 +117,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   })
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const receivedAt = performance.now()
     const path = (req.url ?? '/').split('?')[0]!
     const raw = await readBody(req)
     const auth = req.headers.authorization
@@ -113,17 +127,17 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
       const message = sent
         ? `Incorrect API key provided: ${maskKey(sent)}. You can find your API key at https://platform.openai.com/account/api-keys.`
         : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
-      const record = path === '/v1/chat/completions' || path === '/v1/embeddings' ? log(path, raw, false, res) : undefined
+      const record = path === '/v1/chat/completions' || path === '/v1/embeddings' ? log(path, raw, false, res, receivedAt) : undefined
       return json(res, 401, errorBody(message, 'invalid_request_error', sent ? 'invalid_api_key' : null), {}, record)
     }
     if (req.method === 'GET' && path === '/v1/models') {
       return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'stand-in' })) })
     }
-    if (req.method === 'POST' && path === '/v1/embeddings') return embed(res, raw)
+    if (req.method === 'POST' && path === '/v1/embeddings') return embed(res, raw, receivedAt)
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return json(res, 404, errorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error'))
     }
-    const record = log(path, raw, true, res)
+    const record = log(path, raw, true, res, receivedAt)
     let body: unknown
     try {
       body = JSON.parse(raw)
@@ -151,8 +165,8 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   }
 
   /** Embeddings take the same injected failures, and firstTokenLatencyMs as their whole delay. */
-  async function embed(res: http.ServerResponse, raw: string): Promise<void> {
-    const record = log('/v1/embeddings', raw, true, res)
+  async function embed(res: http.ServerResponse, raw: string, receivedAt: number): Promise<void> {
+    const record = log('/v1/embeddings', raw, true, res, receivedAt)
     let body: unknown
     try {
       body = JSON.parse(raw)
@@ -172,9 +186,9 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
       return void res.flushHeaders()
     }
     if (failure?.kind === 'reset') return reset(res, record)
-    record.injected.firstTokenMs = firstTokenMs
+    const delayMs = (record.injected.firstTokenMs = nextFirstTokenMs())
     const closed = closedSignal(res)
-    await sleep(firstTokenMs, closed)
+    await sleep(delayMs, closed)
     if (!closed.aborted) json(res, 200, embeddingsBody(checked.request, synonyms), {}, record)
   }
 
@@ -188,11 +202,14 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     }
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens
     const interChunkMs = tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0
-    Object.assign(record.injected, { firstTokenMs, interChunkMs })
+    const firstMs = nextFirstTokenMs()
+    Object.assign(record.injected, { firstTokenMs: firstMs, interChunkMs })
     const closed = closedSignal(res)
     if (!request.stream) {
-      await sleep(firstTokenMs, closed)
-      return json(res, 200, completionBody(env, plan, usage), {}, record)
+      await sleep(firstMs, closed)
+      json(res, 200, completionBody(env, plan, usage), {}, record)
+      if (!closed.aborted && (plan.content || plan.toolCalls.length)) record.chunkSentAt.push(performance.now())
+      return
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': newId('req') })
     res.flushHeaders()
@@ -203,16 +220,17 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
         await failure.until
         return reset(res, record)
       }
-      await sleep(i === 0 ? firstTokenMs : interChunkMs, closed)
+      await sleep(i === 0 ? firstMs : interChunkMs, closed)
       if (closed.aborted) return
       res.write(`data: ${JSON.stringify(chunkBody(env, delta, request.includeUsage))}\n\n`)
+      if (carriesText(delta.delta)) record.chunkSentAt.push(performance.now())
       record.injected.chunks++
     }
     if (request.includeUsage) res.write(`data: ${JSON.stringify(usageBody(env, usage))}\n\n`)
     res.end('data: [DONE]\n\n')
   }
 
-  function log(path: string, raw: string, authorized: boolean, res: http.ServerResponse): ReceivedRequest {
+  function log(path: string, raw: string, authorized: boolean, res: http.ServerResponse, receivedAt: number): ReceivedRequest {
     let body: Record<string, unknown> = {}
     try {
       const parsed: unknown = JSON.parse(raw)
@@ -222,7 +240,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     }
     let settle!: (o: RequestOutcome) => void
     const record: ReceivedRequest = {
-      at: performance.now(), path, authorized,
+      at: performance.now(), receivedAt, chunkSentAt: [], path, authorized,
       model: typeof body.model === 'string' ? body.model : undefined,
       messages: Array.isArray(body.messages) ? (body.messages as StandInMessage[]) : [],
       tools: Array.isArray(body.tools) ? (body.tools as StandInTool[]) : undefined,
@@ -263,7 +281,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     synonyms: (...groups) => void (synonyms = synonymTable(groups)),
     fail: (...f) => void failures.push(...f),
     pace: (p) => {
-      firstTokenMs = p.firstTokenLatencyMs ?? firstTokenMs
+      if (p.firstTokenLatencyMs !== undefined) nextFirstTokenMs = latencySampler(p.firstTokenLatencyMs)
       tokensPerSecond = p.tokensPerSecond ?? tokensPerSecond
     },
     close: async () => {
@@ -277,6 +295,13 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
 function echo(request: ValidRequest): ScriptedReply {
   const last = [...request.messages].reverse().find((m) => m.role === 'user') ?? request.messages.at(-1)
   return { text: `You said: ${contentText(last?.content)}` }
+}
+
+/** Whether a delta hands the client text: content, or a tool call's name or argument piece. */
+function carriesText(delta: Record<string, unknown>): boolean {
+  if (typeof delta.content === 'string' && delta.content !== '') return true
+  const calls = delta.tool_calls as Array<{ function?: { name?: string; arguments?: string } }> | undefined
+  return !!calls?.some((c) => !!c.function?.name || !!c.function?.arguments)
 }
 
 function describe(f: InjectedFailure): string {

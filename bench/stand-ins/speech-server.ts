@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { errorBody, maskKey, newId } from './openai-wire.js'
 import { closedSignal, readBody, sleep } from './http-helpers.js'
+import { latencySampler, type LatencySpec } from './latency.js'
 
 export type SpeechFailure =
   /** An error status with the protocol's error body (OpenAI's envelope or Deepgram's err_code/err_msg). */
@@ -29,8 +30,12 @@ export type SpeechFailure =
 export type SpeechOutcome = 'completed' | 'client_closed' | 'reset'
 
 export interface SpeechRequest {
-  /** performance.now() on arrival. */
+  /** performance.now() once the body was read. */
   at: number
+  /** performance.now() when the request's head arrived (before its body was read). */
+  receivedAt: number
+  /** performance.now() when the first audio byte was written; null when none was. */
+  firstByteSentAt: number | null
   protocol: 'openai' | 'deepgram'
   authorization: string | undefined
   authorized: boolean
@@ -43,13 +48,15 @@ export interface SpeechRequest {
   query: Record<string, string>
   body: Record<string, unknown>
   status: number
+  /** `firstByteMs` is this request's own draw from `firstByteLatencyMs`. */
   injected: { firstByteMs: number; chunkIntervalMs: number; chunks: number; bytes: number; failure: string | null }
   outcome: SpeechOutcome | undefined
   ended: Promise<SpeechOutcome>
 }
 
 export interface SpeechPace {
-  firstByteLatencyMs?: number
+  /** Before the first byte; drawn once per request. A new one in `pace()` restarts its sampler. */
+  firstByteLatencyMs?: LatencySpec
   chunkIntervalMs?: number
   /** Bytes per write; odd by default so a sample straddles two writes. */
   chunkBytes?: number
@@ -87,7 +94,8 @@ export function toneMs(text: string, msPerChar = 50): number {
 export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Promise<SpeechStandIn> {
   const keys = { openai: options.openaiKey ?? DEFAULT_SPEECH_KEYS.openai, deepgram: options.deepgramKey ?? DEFAULT_SPEECH_KEYS.deepgram }
   const msPerChar = options.msPerChar ?? 50
-  const pace = { firstByteLatencyMs: options.firstByteLatencyMs ?? 0, chunkIntervalMs: options.chunkIntervalMs ?? 0, chunkBytes: options.chunkBytes ?? 4801 }
+  const pace = { chunkIntervalMs: options.chunkIntervalMs ?? 0, chunkBytes: options.chunkBytes ?? 4801 }
+  let nextFirstByteMs = latencySampler(options.firstByteLatencyMs ?? 0)
   const failures: SpeechFailure[] = []
   const requests: SpeechRequest[] = []
 
@@ -96,6 +104,7 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
   })
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const receivedAt = performance.now()
     const url = new URL(req.url ?? '/', 'http://stand-in')
     const raw = await readBody(req)
     let body: Record<string, unknown> = {}
@@ -105,15 +114,15 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     } catch {
       // Left empty; the checks below refuse it.
     }
-    if (req.method === 'POST' && url.pathname === '/v1/audio/speech') return openai(req, res, body)
-    if (req.method === 'POST' && url.pathname === '/v1/speak') return deepgram(req, res, body, Object.fromEntries(url.searchParams))
+    if (req.method === 'POST' && url.pathname === '/v1/audio/speech') return openai(req, res, body, receivedAt)
+    if (req.method === 'POST' && url.pathname === '/v1/speak') return deepgram(req, res, body, Object.fromEntries(url.searchParams), receivedAt)
     json(res, 404, errorBody(`Invalid URL (${req.method} ${url.pathname})`, 'invalid_request_error'))
   }
 
-  async function openai(req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, unknown>): Promise<void> {
+  async function openai(req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, unknown>, receivedAt: number): Promise<void> {
     const auth = req.headers.authorization
     const format = body.response_format ?? 'mp3'
-    const r = log(res, 'openai', auth, auth === `Bearer ${keys.openai}`, {
+    const r = log(res, receivedAt, 'openai', auth, auth === `Bearer ${keys.openai}`, {
       text: str(body.input), voice: str(body.voice), model: str(body.model), format: format === 'wav' ? 'wav' : 'pcm', sampleRateHz: OPENAI_RATE_HZ, query: {}, body,
     })
     const refuse = (status: number, message: string, param: string | null = null, code: string | null = null) =>
@@ -133,10 +142,10 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     await stream(res, r, audio, r.format === 'wav' ? 'audio/wav' : 'audio/pcm', (status, message) => errorBody(message ?? `Upstream failure ${status}`, status >= 500 ? 'server_error' : 'requests'))
   }
 
-  async function deepgram(req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, unknown>, query: Record<string, string>): Promise<void> {
+  async function deepgram(req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, unknown>, query: Record<string, string>, receivedAt: number): Promise<void> {
     const auth = req.headers.authorization
     const container = query.container ?? 'wav'
-    const r = log(res, 'deepgram', auth, auth === `Token ${keys.deepgram}`, {
+    const r = log(res, receivedAt, 'deepgram', auth, auth === `Token ${keys.deepgram}`, {
       text: str(body.text), voice: query.model ?? 'aura-asteria-en', model: query.model ?? 'aura-asteria-en',
       format: container === 'none' ? 'pcm' : 'wav', sampleRateHz: Number(query.sample_rate ?? 24000), query, body,
     })
@@ -159,9 +168,9 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     r.injected.failure = failure ? describe(failure) : null
     if (failure?.kind === 'status') return json(res, failure.status, failBody(failure.status, failure.message), r)
     if (failure?.kind === 'hang') return
-    Object.assign(r.injected, { firstByteMs: pace.firstByteLatencyMs, chunkIntervalMs: pace.chunkIntervalMs })
+    Object.assign(r.injected, { firstByteMs: nextFirstByteMs(), chunkIntervalMs: pace.chunkIntervalMs })
     const closed = closedSignal(res)
-    await sleep(pace.firstByteLatencyMs, closed)
+    await sleep(r.injected.firstByteMs, closed)
     if (closed.aborted) return
     r.status = 200
     res.writeHead(200, { 'content-type': type, 'dg-request-id': newId('req'), 'x-request-id': newId('req') })
@@ -176,16 +185,17 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
       if (closed.aborted) return
       const piece = audio.subarray(at, at + pace.chunkBytes)
       res.write(piece)
+      if (i === 0) r.firstByteSentAt = performance.now()
       r.injected.chunks++
       r.injected.bytes += piece.length
     }
     res.end()
   }
 
-  function log(res: http.ServerResponse, protocol: SpeechRequest['protocol'], authorization: string | undefined, authorized: boolean, fields: Pick<SpeechRequest, 'text' | 'voice' | 'model' | 'format' | 'sampleRateHz' | 'query' | 'body'>): SpeechRequest {
+  function log(res: http.ServerResponse, receivedAt: number, protocol: SpeechRequest['protocol'], authorization: string | undefined, authorized: boolean, fields: Pick<SpeechRequest, 'text' | 'voice' | 'model' | 'format' | 'sampleRateHz' | 'query' | 'body'>): SpeechRequest {
     let settle!: (o: SpeechOutcome) => void
     const r: SpeechRequest = {
-      at: performance.now(), protocol, authorization, authorized, ...fields, status: 0,
+      at: performance.now(), receivedAt, firstByteSentAt: null, protocol, authorization, authorized, ...fields, status: 0,
       injected: { firstByteMs: 0, chunkIntervalMs: 0, chunks: 0, bytes: 0, failure: null },
       outcome: undefined, ended: new Promise((resolve) => (settle = resolve)),
     }
@@ -205,7 +215,10 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     openaiUrl: `${origin}/v1`,
     requests,
     fail: (...f) => void failures.push(...f),
-    pace: (p) => void Object.assign(pace, Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined))),
+    pace: ({ firstByteLatencyMs, ...rest }) => {
+      if (firstByteLatencyMs !== undefined) nextFirstByteMs = latencySampler(firstByteLatencyMs)
+      Object.assign(pace, Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)))
+    },
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

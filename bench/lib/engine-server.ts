@@ -1,0 +1,51 @@
+/**
+ * The engine under test, in its own process (forked by bench/voice-calls.ts, usually under
+ * `taskset -c <core>`): the real app as bin/ozan.ts builds it, plus the call engine on its own
+ * port. Config comes from the environment the bench sets (temp OZAN_DATA_DIR, port 0, a raised
+ * OZAN_MAX_LIVE_CALLS_PER_ORG). Besides the usual ready/mark/stop (ipc.ts), the parent can ask for
+ * a `sample`: event-loop delay p99 since the previous sample, and RSS.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { createLogger, loadConfig, loadSecrets, systemClock } from '../../core/index.js'
+import { createApp, listen, startEngine } from '../../api/index.js'
+import { migrate, openDatabase } from '../../db/index.js'
+import { serveParent } from './ipc.js'
+
+export type EngineToChild = { type: 'sample' }
+export type EngineFromChild =
+  | { type: 'engine_ready'; apiPort: number; enginePort: number; transport: string }
+  /** Loop delay over the window since the last sample (ms), RSS and CPU time used so far. */
+  | { type: 'sample'; lagP99Ms: number; lagMaxMs: number; rssMb: number; cpuMs: number }
+
+/** The histogram's timer resolution (ms): finer costs the engine more wake-ups. */
+const LAG_RESOLUTION_MS = 10
+
+const config = loadConfig()
+const logger = createLogger(config.logLevel)
+const db = openDatabase(config.databaseFile)
+migrate(db)
+const app = createApp({ db, config, secrets: loadSecrets(config), logger, clock: systemClock })
+const server = await listen(app, config.host, config.port, logger)
+const engine = await startEngine({ services: app.services, config, logger })
+
+const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
+lag.enable()
+const send = (m: EngineFromChild) => process.send?.(m)
+process.on('message', (m: EngineToChild | { type: string }) => {
+  if (m.type !== 'sample') return
+  const cpu = process.cpuUsage()
+  // The histogram holds whole timer intervals; the delay is what exceeds the resolution.
+  const p99 = Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS)
+  const max = Math.max(0, lag.max / 1e6 - LAG_RESOLUTION_MS)
+  send({ type: 'sample', lagP99Ms: p99, lagMaxMs: max, rssMb: process.memoryUsage.rss() / 2 ** 20, cpuMs: (cpu.user + cpu.system) / 1000 })
+  lag.reset()
+})
+send({ type: 'engine_ready', apiPort: server.port, enginePort: engine.port, transport: engine.kind })
+serveParent(async () => {
+  lag.disable()
+  await engine.close()
+  await server.close(1000)
+  await app.close()
+  db.close()
+  logger.flush()
+})

@@ -1,0 +1,255 @@
+/**
+ * A simulated caller on the engine's web-call socket (docs/protocol.md, v1): it sends its
+ * microphone as PCM16LE mono 16 kHz in 20 ms frames in real time — speech when it has something to
+ * say, silence otherwise, as a real microphone does — and records, on this process's
+ * performance.now(), when each utterance's first and last samples were sent, when each agent audio
+ * message arrived (and its size), and every JSON event.
+ *
+ * Frames are scheduled drift-free (frame i at start + i·20 ms) by one shared FramePacer, so a
+ * hundred callers cost one timer, not a hundred.
+ */
+import { performance } from 'node:perf_hooks'
+import WebSocket from 'ws'
+import { jitterMs } from './metrics.js'
+
+export const FRAME_MS = 20
+export const FRAME_SAMPLES = 320
+const FRAME_BYTES = FRAME_SAMPLES * 2
+/** How often the pacer looks for due frames: a frame leaves at most this late (plus loop lag). */
+const PACER_TICK_MS = 5
+
+export type ServerEvent = { type: string; [k: string]: unknown }
+
+export interface SentUtterance {
+  label: string
+  /** The first sample of speech was sent. */
+  speechOnsetAt: number
+  /** The last sample of speech was sent. */
+  speechEndAt: number
+}
+
+export interface AgentAudio {
+  at: number
+  bytes: number
+}
+
+export interface CallerTimeline {
+  openedAt: number
+  utterances: SentUtterance[]
+  audio: AgentAudio[]
+  events: Array<{ at: number; event: ServerEvent }>
+  closed: { at: number; code: number } | null
+}
+
+/** One timer for every caller in the process. */
+export class FramePacer {
+  private readonly callers = new Set<Caller>()
+  private timer: NodeJS.Timeout | null = null
+
+  add(c: Caller): void {
+    this.callers.add(c)
+    this.timer ??= setInterval(() => {
+      const now = performance.now()
+      for (const x of this.callers) x.pump(now)
+    }, PACER_TICK_MS)
+  }
+
+  remove(c: Caller): void {
+    this.callers.delete(c)
+    if (this.callers.size === 0 && this.timer) {
+      clearInterval(this.timer)
+      this.timer = null
+    }
+  }
+}
+
+interface Queued {
+  label: string
+  pcm: Int16Array
+  at: number
+  onsetAt: number | null
+  done: (u: SentUtterance) => void
+}
+
+const SILENT_FRAME = Buffer.alloc(FRAME_BYTES)
+
+export class Caller {
+  readonly timeline: CallerTimeline
+  private readonly queue: Queued[] = []
+  private sentFrames = 0
+  private startAt = 0
+  private waiters: Array<() => void> = []
+  private readonly closedP: Promise<{ code: number }>
+
+  private constructor(private readonly ws: WebSocket, private readonly pacer: FramePacer) {
+    this.timeline = { openedAt: performance.now(), utterances: [], audio: [], events: [], closed: null }
+    ws.binaryType = 'nodebuffer'
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      const at = performance.now()
+      if (isBinary) this.timeline.audio.push({ at, bytes: data.byteLength })
+      else this.timeline.events.push({ at, event: JSON.parse(data.toString('utf8')) as ServerEvent })
+      this.wake()
+    })
+    ws.on('error', () => {})
+    this.closedP = new Promise((resolve) =>
+      ws.once('close', (code: number) => {
+        this.timeline.closed = { at: performance.now(), code }
+        pacer.remove(this)
+        this.wake()
+        resolve({ code })
+      }),
+    )
+  }
+
+  /**
+   * Opens the socket (the URL holds the token: it is never logged) and waits for `hello`; a close
+   * before it is a refusal (protocol §2) and rejects with its code.
+   */
+  static async connect(wsUrl: string, pacer: FramePacer, timeoutMs = 10_000): Promise<Caller> {
+    const ws = new WebSocket(wsUrl, { perMessageDeflate: false })
+    const c = new Caller(ws, pacer)
+    try {
+      await c.until(() => c.timeline.events.some((e) => e.event.type === 'hello'), timeoutMs, 'hello')
+    } catch (err) {
+      ws.terminate()
+      throw err
+    }
+    c.startAt = performance.now()
+    pacer.add(c)
+    return c
+  }
+
+  get open(): boolean {
+    return this.ws.readyState === WebSocket.OPEN
+  }
+
+  /** Queues speech after what is already queued; resolves once its last sample was sent. */
+  say(pcm: Int16Array, label: string): Promise<SentUtterance> {
+    return new Promise((done) => this.queue.push({ label, pcm, at: 0, onsetAt: null, done }))
+  }
+
+  /** Sends every frame due by `now` (start + i·20 ms), speech from the queue or silence. */
+  pump(now: number): void {
+    const due = Math.floor((now - this.startAt) / FRAME_MS) + 1
+    while (this.sentFrames < due && this.open) {
+      this.ws.send(this.nextFrame())
+      this.sentFrames++
+      // Stamped after the send call: the instant the bytes went to the socket.
+      this.afterSend(performance.now())
+    }
+  }
+
+  private nextFrame(): Buffer {
+    const head = this.queue[0]
+    if (!head) return SILENT_FRAME
+    const piece = head.pcm.subarray(head.at, head.at + FRAME_SAMPLES)
+    const frame = Buffer.alloc(FRAME_BYTES)
+    Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).copy(frame)
+    return frame
+  }
+
+  private afterSend(at: number): void {
+    const head = this.queue[0]
+    if (!head) return
+    head.onsetAt ??= at
+    head.at += FRAME_SAMPLES
+    if (head.at < head.pcm.length) return
+    this.queue.shift()
+    const u = { label: head.label, speechOnsetAt: head.onsetAt, speechEndAt: at }
+    this.timeline.utterances.push(u)
+    head.done(u)
+  }
+
+  /** Resolves when `cond()` holds (checked on every message and on a 50 ms poll); rejects after timeoutMs. */
+  until(cond: () => boolean, timeoutMs: number, what = 'condition'): Promise<void> {
+    if (cond()) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (cond()) finish()
+        else if (this.timeline.closed && !cond()) finish(new Error(`socket closed (${this.timeline.closed.code}) while waiting for ${what}`))
+        else this.waiters.push(check)
+      }
+      const poll = setInterval(() => {
+        if (cond()) finish()
+      }, 50)
+      const timer = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs)
+      let settled = false
+      const finish = (err?: Error) => {
+        if (settled) return
+        settled = true
+        clearInterval(poll)
+        clearTimeout(timer)
+        if (err) reject(err)
+        else resolve()
+      }
+      this.waiters.push(check)
+    })
+  }
+
+  /** The first event matching `pred` at or after index `from` of timeline.events. */
+  async event(pred: (e: ServerEvent) => boolean, timeoutMs: number, from = 0, what = 'event'): Promise<{ at: number; event: ServerEvent; index: number }> {
+    let found = -1
+    await this.until(() => {
+      const ev = this.timeline.events
+      for (let i = Math.max(from, 0); i < ev.length; i++) if (pred(ev[i]!.event)) return (found = i) >= 0
+      return false
+    }, timeoutMs, what)
+    return { ...this.timeline.events[found]!, index: found }
+  }
+
+  /** Arrival time of the last agent audio message, or null before any. */
+  lastAudioAt(): number | null {
+    return this.timeline.audio.at(-1)?.at ?? null
+  }
+
+  /** Agent audio (ms) received since `t`, counting bytes. */
+  audioMsSince(t: number): number {
+    let bytes = 0
+    for (let i = this.timeline.audio.length - 1; i >= 0 && this.timeline.audio[i]!.at >= t; i--) bytes += this.timeline.audio[i]!.bytes
+    return (bytes / FRAME_BYTES) * FRAME_MS
+  }
+
+  /** Hangs up (`stop`) and waits for the close; terminates if the engine does not close in time. */
+  async hangUp(timeoutMs = 5000): Promise<number> {
+    this.pacer.remove(this)
+    if (this.open) this.ws.send(JSON.stringify({ type: 'stop' }))
+    const timer = setTimeout(() => this.ws.terminate(), timeoutMs)
+    const { code } = await this.closedP
+    clearTimeout(timer)
+    return code
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w()
+  }
+}
+
+/** A gap in agent audio longer than this ends a stretch (a reply); shorter ones count as jitter. */
+const STRETCH_GAP_MS = 500
+
+/**
+ * Lateness of every agent frame that arrived in [from, to] against its stretch's ideal 20 ms
+ * schedule (metrics.ts jitterMs). A message of several frames delivers them all at its arrival.
+ * The engine starts each stretch with a burst (its playout lead, 60 ms by default): those frames
+ * are early on purpose, and as the schedule's anchor they would make the burst's first frames
+ * look late by up to the lead, so a burst counts only by its last frame.
+ */
+export function windowJitter(tl: CallerTimeline, from: number, to: number): number[] {
+  const out: number[] = []
+  let stretch: number[] = []
+  let last = -Infinity
+  const flush = () => {
+    let start = 0
+    while (start + 1 < stretch.length && stretch[start + 1]! - stretch[start]! < FRAME_MS / 4) start++
+    out.push(...jitterMs(stretch.slice(start), FRAME_MS))
+    stretch = []
+  }
+  for (const a of tl.audio) {
+    if (a.at < from || a.at > to) continue
+    if (a.at - last > STRETCH_GAP_MS && stretch.length) flush()
+    for (let f = 0; f < Math.max(1, Math.round(a.bytes / FRAME_BYTES)); f++) stretch.push(a.at)
+    last = a.at
+  }
+  if (stretch.length) flush()
+  return out
+}

@@ -1,0 +1,71 @@
+/**
+ * The goals the bench report checks, read out of each scenario's printed JSON. A goal whose figure
+ * is missing (scenario not run, failed, or the figure not produced, e.g. a --quick run that stops
+ * short of 100k chunks) is "not measured": `met` is null, never true.
+ */
+
+export interface GoalCheck {
+  scenario: string
+  /** What is measured, for a table row. */
+  figure: string
+  /** The goal as a human reads it. */
+  goal: string
+  /** The measured value (ms, ratio, count…), or null when not measured. */
+  value: number | null
+  unit: string
+  met: boolean | null
+}
+
+/** A number at a dotted path of parsed JSON, or null when anything on the way is missing. */
+export function pick(json: unknown, path: string): number | null {
+  let v: unknown = json
+  for (const key of path.split('.')) {
+    if (v === null || typeof v !== 'object') return null
+    v = (v as Record<string, unknown>)[key]
+  }
+  return typeof v === 'number' && Number.isFinite(v) ? v : null
+}
+
+/** Like pick, but a Distribution's percentile only counts when it has samples (n 0 → zeros, see metrics.ts). */
+function pickDist(json: unknown, path: string, p: 'p50' | 'p95' | 'p99'): number | null {
+  return (pick(json, `${path}.n`) ?? 0) > 0 ? pick(json, `${path}.${p}`) : null
+}
+
+type Scenarios = Record<string, unknown>
+
+function check(scenario: string, figure: string, goal: string, unit: string, value: number | null, test: (v: number) => boolean): GoalCheck {
+  return { scenario, figure, goal, unit, value, met: value === null ? null : test(value) }
+}
+
+export function checkGoals(scenarios: Scenarios): GoalCheck[] {
+  const voice = scenarios['voice-calls']
+  const rest = scenarios['rest-auth-get']
+  const hooks = scenarios['webhooks']
+  const kb = scenarios['knowledge-search']
+  const capacitySteps = voice && typeof voice === 'object' ? (voice as { capacity?: { steps?: unknown[] } }).capacity?.steps : undefined
+  // A slope needs two session counts; below that the scenario's rss_per_session_mb is a placeholder.
+  const rssFitted = new Set((capacitySteps ?? []).map((s) => pick(s, 'sessions'))).size >= 2
+  const preemptive = voice && typeof voice === 'object' ? (voice as { config?: { preemptive?: unknown } }).config?.preemptive === true : false
+  const v2v = pickDist(voice, 'latency.voice_to_voice_ms', 'p50')
+  const providers = pickDist(voice, 'latency.provider_sum_ms', 'p50')
+  // The largest size measured; the goal is stated at 100k chunks, so smaller runs do not count.
+  const sizes = kb && typeof kb === 'object' ? (kb as { sizes?: Array<{ chunks?: number; p95_ms?: number }> }).sizes : undefined
+  const largest = sizes?.at(-1)
+  const kbP95 = largest && (largest.chunks ?? 0) >= 100_000 && typeof largest.p95_ms === 'number' ? largest.p95_ms : null
+  return [
+    check('voice-calls', 'engine-added p50', '≤ 5 ms', 'ms', pickDist(voice, 'latency.engine_added_ms', 'p50'), (v) => v <= 5),
+    check('voice-calls', 'engine-added p95', '≤ 15 ms', 'ms', pickDist(voice, 'latency.engine_added_ms', 'p95'), (v) => v <= 15),
+    check('voice-calls', 'barge-in engine part p95', '≤ 10 ms', 'ms', pickDist(voice, 'barge_in.engine_stop_ms', 'p95'), (v) => v <= 10),
+    check('voice-calls', 'sessions per core', '≥ 100', 'sessions', capacitySteps?.length ? pick(voice, 'capacity.sessions_per_core') : null, (v) => v >= 100),
+    check('voice-calls', 'RSS per session', '≤ 5 MB', 'MB', rssFitted ? pick(voice, 'memory.rss_per_session_mb') : null, (v) => v <= 5),
+    // Preemptive generation should hide provider time under the end-of-turn wait.
+    check(
+      'voice-calls', 'voice-to-voice p50 (preemptive)', providers === null ? '< provider-sum p50' : `< provider-sum p50 (${Math.round(providers * 10) / 10} ms)`, 'ms',
+      preemptive && providers !== null ? v2v : null, (v) => v < providers!,
+    ),
+    check('rest-auth-get', 'authenticated GET req/s ÷ bare', '≥ 0.8', '×', pick(rest, 'ratio_rps'), (v) => v >= 0.8),
+    check('webhooks', 'deliveries per second', '≥ 1000', '/s', pick(hooks, 'throughput.deliveries_per_s'), (v) => v >= 1000),
+    check('webhooks', 'event → arrival p99', '< 50 ms', 'ms', pick(hooks, 'latency_ms.p99'), (v) => v < 50),
+    check('knowledge-search', 'search p95 at 100k chunks', '≤ 5 ms', 'ms', kbP95, (v) => v <= 5),
+  ]
+}

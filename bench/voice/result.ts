@@ -1,0 +1,73 @@
+/**
+ * The JSON the voice-calls scenario prints (bench/voice-calls.ts) and the harness's report
+ * (bench/run.ts, bench/voice/report.ts) reads. Durations in ms, sizes in MB.
+ */
+
+export interface Distribution {
+  n: number
+  p50: number
+  p95: number
+  p99: number
+  mean: number
+  min: number
+  max: number
+}
+
+/** p50/p95 of a stand-in's injected delay (seeded log-normal), or a fixed delay when p50 = p95. */
+export interface LatencyTarget {
+  p50: number
+  p95: number
+}
+
+export interface CapacityStep {
+  sessions: number
+  /** Caller side: p99 of |agent frame arrival − its ideal 20 ms schedule| over all calls. */
+  jitter_p99_ms: number
+  /** Engine process: event-loop delay p99 (perf_hooks.monitorEventLoopDelay). */
+  loop_lag_p99_ms: number
+  /** Engine process RSS at steady state. */
+  rss_mb: number
+  /** jitter_p99_ms < 10 and loop_lag_p99_ms < 20. */
+  ok: boolean
+}
+
+export interface VoiceBenchResult {
+  scenario: 'voice-calls'
+  quick: boolean
+  machine: { cpus: number; cpu_model: string; node: string; platform: string }
+  config: {
+    end_of_turn_wait_ms: number
+    preemptive: boolean
+    stt_final: LatencyTarget
+    llm_first_token: LatencyTarget
+    llm_tokens_per_s: number
+    tts_first_byte: LatencyTarget
+    languages: string[]
+  }
+  latency: {
+    turns: number
+    voice_to_voice_ms: Distribution
+    engine_added_ms: Distribution
+    /** Per turn: STT + LLM (to the first phrase) + TTS delays injected by the stand-ins. */
+    provider_sum_ms: Distribution
+    samples: { voice_to_voice_ms: number[]; engine_added_ms: number[] }
+  }
+  barge_in: {
+    count: number
+    stop_ms: Distribution
+    engine_stop_ms: Distribution
+    samples: { stop_ms: number[]; engine_stop_ms: number[] }
+  }
+  capacity: {
+    /** The core the engine was pinned to with taskset, or null when taskset was unavailable. */
+    pinned_core: number | null
+    steps: CapacityStep[]
+    /** The largest step with ok = true. */
+    sessions_per_core: number
+  }
+  memory: {
+    /** Slope of RSS over added sessions at steady state. */
+    rss_per_session_mb: number
+    baseline_rss_mb: number
+  }
+}
