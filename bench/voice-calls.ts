@@ -200,7 +200,7 @@ async function setUpOrg(apiUrl: string, p: Providers, lang: Lang, tag: string): 
   const config = {
     language: lang === 'tr' ? 'tr-TR' : 'en-US',
     stt: { provider: 'deepgram' }, llm: { provider: 'openai', model: 'gpt-4o-mini' }, tts: { provider: 'openai' },
-    turn_taking: { endpointing_ms: END_OF_TURN_WAIT_MS, preemptive_generation: true },
+    turn_taking: { strategy: 'silence', endpointing_ms: END_OF_TURN_WAIT_MS, preemptive_generation: true },
     silence_timeout_s: 120,
   }
   await call('PUT', `/api/v1/workflows/${agentId}/config`, config, token)

@@ -13,7 +13,7 @@
  *
  *   eot   = speechEndAt + endOfTurnWaitMs      the engine may not speak before its wait is over
  *   final = stt.finalSentAt                    the transcript cannot be used before the STT sent it
- *   chain = llmPhraseMs + tts.injectedMs       provider time from the final to the first audio byte
+ *   chain = llmPhraseMs + ttsMs                provider time from the final to the first audio byte
  *
  *   preemptive:     ideal = max(eot, final + chain)   the LLM starts on the final, the wait runs alongside
  *   not preemptive: ideal = max(eot, final) + chain   the LLM starts once both the wait and the final are in
@@ -23,6 +23,8 @@
  * `final` is the STT stand-in's real send instant rather than speechEnd + its injected delay,
  * because its endpointing (silence it must hear before finalizing) is provider time too; the cost
  * is that a delay in the engine's forwarding of audio to the STT hides inside `final`.
+ * `ttsMs` is the speech stand-in's own request → first byte time (its injected delay plus its
+ * timer's overshoot: the stand-in's lateness is the provider's, not the engine's).
  * `llmPhraseMs` is the LLM's own time to produce the text the first synthesis request spoke (see
  * there). Every instant is the bench process's performance.now(), so the figure carries only that
  * clock's noise and the loopback hops; it may come out slightly negative through that noise, and
@@ -70,7 +72,12 @@ export function llmPhraseMs(r: ReplyTimeline): number | null {
 export function providerSumMs(r: ReplyTimeline): number | null {
   const llm = llmPhraseMs(r)
   if (llm === null || !r.stt || !r.tts) return null
-  return r.stt.injectedMs + llm + r.tts.injectedMs
+  return r.stt.injectedMs + llm + ttsMs(r.tts)
+}
+
+/** The speech provider's request → first byte, as it happened (falls back to the injected delay). */
+function ttsMs(tts: NonNullable<ReplyTimeline['tts']>): number {
+  return Number.isFinite(tts.firstByteSentAt) && tts.firstByteSentAt >= tts.receivedAt ? tts.firstByteSentAt - tts.receivedAt : tts.injectedMs
 }
 
 /** Voice-to-voice minus what an infinitely fast engine would still take (header comment). */
@@ -79,7 +86,7 @@ export function engineAddedMs(r: ReplyTimeline): number | null {
   if (r.firstAudioAt === null || llm === null || !r.stt || !r.tts) return null
   const eot = r.speechEndAt + r.endOfTurnWaitMs
   const final = r.stt.finalSentAt
-  const chain = llm + r.tts.injectedMs
+  const chain = llm + ttsMs(r.tts)
   const ideal = r.preemptive ? Math.max(eot, final + chain, final) : Math.max(eot, final) + chain
   return r.firstAudioAt - ideal
 }

@@ -105,6 +105,9 @@ export class BargeIn {
         break
       }
       case 'tick':
+      // Barge-in judges whole speech segments; pauses inside one change nothing.
+      case 'speech_pause':
+      case 'speech_resume':
         break
     }
     this.evaluate(event.at, out)

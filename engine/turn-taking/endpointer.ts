@@ -21,7 +21,8 @@ function checkMs(name: string, value: number): void {
 /**
  * The state machine shared by the silence-based strategies; subclasses only say how long to wait
  * for a given text. Rules:
- * - The silence clock starts at speech_end and stops at speech_start.
+ * - The silence clock starts at speech_end (or the speech_pause before it) and stops at
+ *   speech_start or speech_resume.
  * - The turn is "ready" when there is final text, no words after it (no pending partial) and the
  *   STT has said something since the latest speech_start. Ready + silence ≥ waitMs(text) →
  *   end_of_turn with the finals.
@@ -63,9 +64,20 @@ export abstract class Endpointer implements TurnStrategy {
         this.heard = false
         this.cancel(event.at, out)
         break
-      case 'speech_end':
+      case 'speech_pause':
         this.speaking = false
         this.silentSince = event.at
+        break
+      case 'speech_resume':
+        // The same utterance goes on: what the STT heard of it still counts, a preempt does not.
+        this.speaking = true
+        this.silentSince = null
+        this.cancel(event.at, out)
+        break
+      case 'speech_end':
+        // After a speech_pause the silence has been counting since that same instant.
+        if (this.speaking || this.silentSince === null) this.silentSince = event.at
+        this.speaking = false
         break
       case 'transcript': {
         const text = event.text.replace(/\s+/g, ' ').trim()

@@ -9,6 +9,12 @@ export type TurnEvent =
   | { type: 'speech_start'; at: number }
   /** `at` is when the speech stopped, not when the VAD noticed (its hangover is already subtracted). */
   | { type: 'speech_end'; at: number }
+  /**
+   * The VAD heard speech go quiet at `at` but is still bridging a possible pause between words: a
+   * speech_resume or the speech_end follows. The end-of-turn wait may start counting here.
+   */
+  | { type: 'speech_pause'; at: number }
+  | { type: 'speech_resume'; at: number }
   /** A partial replaces the previous partial; a final commits the segment and clears the partial. */
   | { type: 'transcript'; text: string; final: boolean; at: number }
   | { type: 'tick'; at: number }

@@ -12,6 +12,11 @@ export interface SpeechDetectorOptions {
   silenceMs: number
   /** Duration of one probability window. */
   windowMs: number
+  /**
+   * Also report where speech pauses (the first quiet window) and resumes within silenceMs, so a
+   * consumer that judges silence itself (end of turn) need not wait out the bridging hangover.
+   */
+  reportPauses: boolean
 }
 
 export const DEFAULT_SPEECH_DETECTOR: SpeechDetectorOptions = {
@@ -20,6 +25,7 @@ export const DEFAULT_SPEECH_DETECTOR: SpeechDetectorOptions = {
   minSpeechMs: 250,
   silenceMs: 300,
   windowMs: VAD_WINDOW_MS,
+  reportPauses: false,
 }
 
 /**
@@ -30,6 +36,10 @@ export const DEFAULT_SPEECH_DETECTOR: SpeechDetectorOptions = {
 export type SpeechEvent =
   | { type: 'speech_start'; at: number; confirmedAt: number }
   | { type: 'speech_end'; at: number; confirmedAt: number }
+  /** reportPauses: speech went quiet at `at`; a speech_end (same `at`) or a speech_resume follows. */
+  | { type: 'speech_pause'; at: number; confirmedAt: number }
+  /** reportPauses: speech came back before silenceMs had passed; `at` is where. */
+  | { type: 'speech_resume'; at: number; confirmedAt: number }
 
 export type SpeechState = 'quiet' | 'starting' | 'speaking' | 'stopping'
 
@@ -81,14 +91,17 @@ export class SpeechDetector {
         return []
       case 'speaking':
         if (speech) this.silenceAt = endMs
-        else this.current = 'stopping'
+        else {
+          this.current = 'stopping'
+          if (this.options.reportPauses) return [{ type: 'speech_pause', at: this.silenceAt, confirmedAt: endMs }]
+        }
         return []
       case 'stopping':
         // Only a confident window resumes speech; a doubtful one neither resumes nor resets the timer.
         if (probability >= positiveThreshold) {
           this.current = 'speaking'
           this.silenceAt = endMs
-          return []
+          return this.options.reportPauses ? [{ type: 'speech_resume', at: startMs, confirmedAt: endMs }] : []
         }
         if (endMs - this.silenceAt >= silenceMs) {
           this.current = 'quiet'

@@ -143,7 +143,7 @@ export class CallSession {
     this.clock = deps.clock ?? realPlayoutClock
     this.bargeInOptions = { ...DEFAULT_BARGE_IN, lang: deps.language, ...deps.bargeIn }
     this.bargeIn = new BargeIn(this.bargeInOptions)
-    this.detector = new SpeechDetector(deps.detector)
+    this.detector = new SpeechDetector({ reportPauses: true, ...deps.detector })
     this.playout = new Playout({
       ...deps.playout,
       clock: this.clock,
@@ -239,6 +239,11 @@ export class CallSession {
         this.userSpeaking = true
         this.lastActivityAt = now
         this.d.recorder.event('speech_start', { at })
+      } else if (e.type === 'speech_pause') {
+        // Possibly the end: the turn's silence (and its metrics) count from here.
+        this.lastSpeechEndAt = at
+      } else if (e.type === 'speech_resume') {
+        this.lastActivityAt = now
       } else {
         this.userSpeaking = false
         this.lastSpeechEndAt = at

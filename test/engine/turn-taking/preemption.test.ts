@@ -72,3 +72,27 @@ t.test('text-adaptive: a question preempts and ends sooner; a trailing filler pr
     { type: 'end_of_turn', at: 1600, text: 'Yani şey', waitedMs: 600 },
   ])
 })
+
+// The VAD reports a pause as soon as speech goes quiet and confirms the end only after its own
+// bridging hangover (300 ms): the turn must not wait for that confirmation.
+t.test('a speech_pause starts the silence clock: preempt on the final, end of turn 300 ms after the pause', async (t) => {
+  const s = new SilenceStrategy()
+  const feed = (e: Parameters<SilenceStrategy['handle']>[0]) => s.handle(e)
+  t.same(feed({ type: 'speech_start', at: 0 }), [])
+  t.same(feed({ type: 'speech_pause', at: 1000 }), [], 'delivered when noticed (~1 window late), dated when speech stopped')
+  t.same(feed({ type: 'transcript', text: 'book me for Friday', final: true, at: 1250 }), [{ type: 'preempt', text: 'book me for Friday', at: 1250 }], 'before the VAD confirms the end')
+  t.same(feed({ type: 'tick', at: 1280 }), [])
+  t.same(feed({ type: 'tick', at: 1300 }), [{ type: 'end_of_turn', at: 1300, text: 'book me for Friday', waitedMs: 300 }])
+  t.same(feed({ type: 'speech_end', at: 1000 }), [], 'the late confirmation changes nothing')
+})
+
+t.test('a speech_resume cancels the preempt but keeps the words heard: the turn ends after the next pause', async (t) => {
+  const s = new SilenceStrategy()
+  s.handle({ type: 'speech_start', at: 0 })
+  s.handle({ type: 'speech_pause', at: 1000 })
+  t.same(s.handle({ type: 'transcript', text: 'book me', final: true, at: 1100 }), [{ type: 'preempt', text: 'book me', at: 1100 }])
+  t.same(s.handle({ type: 'speech_resume', at: 1150 }), [{ type: 'cancel_preempt', at: 1150 }])
+  t.same(s.handle({ type: 'tick', at: 1400 }), [], 'speaking again: no end')
+  t.same(s.handle({ type: 'speech_pause', at: 1500 }), [{ type: 'preempt', text: 'book me', at: 1500 }], 'ready again: preempted again')
+  t.same(s.handle({ type: 'tick', at: 1800 }), [{ type: 'end_of_turn', at: 1800, text: 'book me', waitedMs: 300 }], 'no new words came: the earlier final ends it')
+})

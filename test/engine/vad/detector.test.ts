@@ -81,3 +81,18 @@ t.test('each window is its own buffer', async (t) => {
   windower.push(new Int16Array(512).fill(2))
   t.equal(a!.samples[0], 1)
 })
+
+t.test('reportPauses: a pause is reported at the first quiet window, then a resume or the end', async (t) => {
+  const d = new SpeechDetector({ reportPauses: true, minSpeechMs: 64, silenceMs: 128, windowMs: 32 })
+  const feed = (probs: number[], from: number) => probs.flatMap((p, i) => d.process(p, from + (i + 1) * 32))
+  t.same(feed([0.9, 0.9, 0.9], 0), [{ type: 'speech_start', at: 0, confirmedAt: 64 }])
+  t.same(feed([0.1], 96), [{ type: 'speech_pause', at: 96, confirmedAt: 128 }])
+  t.same(feed([0.9], 128), [{ type: 'speech_resume', at: 128, confirmedAt: 160 }], 'back within silenceMs')
+  t.same(feed([0.1, 0.1, 0.1, 0.1], 160), [
+    { type: 'speech_pause', at: 160, confirmedAt: 192 },
+    { type: 'speech_end', at: 160, confirmedAt: 288 },
+  ], 'the end carries the pause’s instant')
+  const quiet = new SpeechDetector({ minSpeechMs: 64, silenceMs: 128, windowMs: 32 })
+  const events = [0.9, 0.9, 0.9, 0.1, 0.9, 0.1, 0.1, 0.1, 0.1].flatMap((p, i) => quiet.process(p, (i + 1) * 32))
+  t.same(events.map((e) => e.type), ['speech_start', 'speech_end'], 'off by default')
+})
