@@ -283,7 +283,7 @@ function joinReply(speechEndAt: number, firstAudioAt: number | null, text: strin
   return {
     speechEndAt, firstAudioAt, endOfTurnWaitMs: END_OF_TURN_WAIT_MS, preemptive: true,
     stt: utt ? { finalSentAt: utt.finalSentAt, injectedMs: utt.injectedLatencyMs } : null,
-    llm: llm ? { receivedAt: llm.receivedAt, chunkSentAt: llm.chunkSentAt, injectedFirstTokenMs: llm.injected.firstTokenMs } : null,
+    llm: llm ? { receivedAt: llm.receivedAt, chunkSentAt: llm.chunkSentAt, finishSentAt: llm.finishSentAt, injectedFirstTokenMs: llm.injected.firstTokenMs } : null,
     tts: tts && tts.firstByteSentAt !== null ? { receivedAt: tts.receivedAt, firstByteSentAt: tts.firstByteSentAt, injectedMs: tts.injected.firstByteMs } : null,
   }
 }

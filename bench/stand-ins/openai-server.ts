@@ -56,6 +56,8 @@ export interface ReceivedRequest {
    * the one write of the whole completion when it carries any text.
    */
   chunkSentAt: number[]
+  /** performance.now() as the chunk with finish_reason was written (null until then). */
+  finishSentAt: number | null
   path: string
   authorized: boolean
   model: string | undefined
@@ -224,6 +226,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
       if (closed.aborted) return
       res.write(`data: ${JSON.stringify(chunkBody(env, delta, request.includeUsage))}\n\n`)
       if (carriesText(delta.delta)) record.chunkSentAt.push(performance.now())
+      if (delta.finish_reason !== null) record.finishSentAt = performance.now()
       record.injected.chunks++
     }
     if (request.includeUsage) res.write(`data: ${JSON.stringify(usageBody(env, usage))}\n\n`)
@@ -240,7 +243,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     }
     let settle!: (o: RequestOutcome) => void
     const record: ReceivedRequest = {
-      at: performance.now(), receivedAt, chunkSentAt: [], path, authorized,
+      at: performance.now(), receivedAt, chunkSentAt: [], finishSentAt: null, path, authorized,
       model: typeof body.model === 'string' ? body.model : undefined,
       messages: Array.isArray(body.messages) ? (body.messages as StandInMessage[]) : [],
       tools: Array.isArray(body.tools) ? (body.tools as StandInTool[]) : undefined,

@@ -64,7 +64,10 @@ export function voiceToVoiceMs(r: ReplyTimeline): number | null {
 export function llmPhraseMs(r: ReplyTimeline): number | null {
   if (!r.llm || !r.tts) return null
   let last: number | null = null
-  for (const at of r.llm.chunkSentAt) if (at <= r.tts.receivedAt && (last === null || at > last)) last = at
+  // The finish chunk counts: a phrase ending the reply ("…with that.") is only known to be whole
+  // when the provider says the reply is over (the next token could have been "5" or "com").
+  const sent = r.llm.finishSentAt == null ? r.llm.chunkSentAt : [...r.llm.chunkSentAt, r.llm.finishSentAt]
+  for (const at of sent) if (at <= r.tts.receivedAt && (last === null || at > last)) last = at
   return last === null ? r.llm.injectedFirstTokenMs : last - r.llm.receivedAt
 }
 

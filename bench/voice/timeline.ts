@@ -17,8 +17,11 @@ export interface ReplyTimeline {
   preemptive: boolean
   /** STT stand-in: when it sent this utterance's final transcript, and the delay it injected. */
   stt: { finalSentAt: number; injectedMs: number } | null
-  /** LLM stand-in: request arrival, each content chunk's send instant, the first-token delay it injected. */
-  llm: { receivedAt: number; chunkSentAt: number[]; injectedFirstTokenMs: number } | null
+  /**
+   * LLM stand-in: request arrival, each content chunk's send instant, the finish chunk's (null when
+   * not streamed or not sent), the first-token delay it injected.
+   */
+  llm: { receivedAt: number; chunkSentAt: number[]; finishSentAt?: number | null; injectedFirstTokenMs: number } | null
   /** TTS stand-in (first synthesis request of the reply): arrival, first byte sent, the delay it injected. */
   tts: { receivedAt: number; firstByteSentAt: number; injectedMs: number } | null
 }

@@ -117,3 +117,17 @@ t.test('RSS per session is the least-squares slope, the baseline its intercept',
   t.equal(rssPerSessionMb([{ sessions: 50, rss_mb: 100 }, { sessions: 50, rss_mb: 110 }]), null, 'one session count: no slope')
   t.equal(rssPerSessionMb([]), null)
 })
+
+t.test('provider time as it happened: the finish chunk that closed the phrase, the TTS stand-in overshooting', async (t) => {
+  // The phrase was the whole reply: its last text chunk at 1330, but only the finish chunk at 1352
+  // told the engine it was whole; the synthesis request came at 1356. LLM = 1352 − 1210 = 142.
+  const whole = reply({ llm: { receivedAt: 1210, chunkSentAt: [1310, 1330], finishSentAt: 1352, injectedFirstTokenMs: 100 }, tts: { receivedAt: 1356, firstByteSentAt: 1436, injectedMs: 80 }, firstAudioAt: 1440 })
+  t.equal(llmPhraseMs(whole), 142)
+  // ideal = max(1300, 1200 + 142 + 80) = 1422 → 18 ms: the engine's gaps, 10 (final → LLM request)
+  // + 4 (finish → synthesis request) + 4 (first byte → caller).
+  t.equal(engineAddedMs(whole), 18)
+  // The stand-in meant 80 ms but its timer fired at 90: those 10 ms are the provider's.
+  const late = reply({ tts: { receivedAt: 1335, firstByteSentAt: 1425, injectedMs: 80 }, firstAudioAt: 1430 })
+  t.equal(engineAddedMs(late), 1430 - Math.max(1300, 1200 + 120 + 90))
+  t.equal(providerSumMs(late), 150 + 120 + 90)
+})
