@@ -13,10 +13,8 @@
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
-import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
-import type { AddressInfo } from 'node:net'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { libScript } from './lib/children.js'
 import type { EngineFromChild } from './lib/engine-server.js'
@@ -130,33 +128,16 @@ interface Providers {
 
 async function startProviders(o: { stt: number | LatencyTarget; llm: number | LatencyTarget; tts: number | LatencyTarget; msPerChar: number; seed: number }): Promise<Providers> {
   const dg = await startDeepgramStandIn({ apiKey: KEYS.deepgram, finalLatencyMs: o.stt, seed: o.seed })
-  const llm = await startOpenAiStandIn({ apiKey: KEYS.openai, firstTokenLatencyMs: typeof o.llm === 'number' ? o.llm : { ...o.llm, seed: o.seed }, tokensPerSecond: LLM_TOKENS_PER_S })
   const speech = await startSpeechStandIn({ openaiKey: KEYS.openai, firstByteLatencyMs: typeof o.tts === 'number' ? o.tts : { ...o.tts, seed: o.seed + 1 }, msPerChar: o.msPerChar })
-  // A path router: /v1/audio/speech to the speech stand-in, the rest to the chat stand-in. Its
-  // loopback hop (well under a millisecond) counts as engine time in engine_added_ms.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 })
-  const llmPort = Number(new URL(llm.url).port)
-  const speechPort = Number(new URL(speech.origin).port)
-  const proxy = http.createServer((req, res) => {
-    const port = req.url?.startsWith('/v1/audio/speech') ? speechPort : llmPort
-    const up = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers)
-      r.pipe(res)
-    })
-    up.on('error', () => res.destroy())
-    res.on('close', () => {
-      if (!res.writableFinished) up.destroy()
-    })
-    req.pipe(up)
+  // One base URL for chat and speech (one "openai" credential), served by one process, no proxy hop.
+  const llm = await startOpenAiStandIn({
+    apiKey: KEYS.openai, firstTokenLatencyMs: typeof o.llm === 'number' ? o.llm : { ...o.llm, seed: o.seed }, tokensPerSecond: LLM_TOKENS_PER_S,
+    mount: [{ prefix: '/v1/audio/speech', handler: speech.handler }],
   })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
   return {
     dg, llm, speech,
-    openaiBaseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`,
+    openaiBaseUrl: llm.url,
     async close() {
-      proxy.closeAllConnections()
-      await new Promise<void>((r) => proxy.close(() => r()))
-      agent.destroy()
       await Promise.all([dg.close(), llm.close(), speech.close()])
     },
   }

@@ -74,6 +74,12 @@ export interface ReceivedRequest {
 
 export interface OpenAiStandInOptions {
   apiKey: string
+  /**
+   * Paths (prefixes) another stand-in answers on this server, e.g. the speech stand-in's handler
+   * at /v1/audio/speech: an organization has one "openai" credential, so chat and speech share a
+   * base URL, and serving both here spares a proxy hop the bench would count as engine time.
+   */
+  mount?: { prefix: string; handler: (req: http.IncomingMessage, res: http.ServerResponse) => void }[]
   host?: string
   port?: number
   /** Before the first chunk (and the whole delay of embeddings); drawn once per request. */
@@ -115,6 +121,8 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   let synonyms = synonymTable(options.synonyms ?? [])
 
   const server = http.createServer((req, res) => {
+    const mounted = options.mount?.find((m) => req.url?.startsWith(m.prefix))
+    if (mounted) return mounted.handler(req, res)
     handle(req, res).catch(() => res.destroy())
   })
 

@@ -74,6 +74,8 @@ export interface SpeechStandInOptions extends SpeechPace {
 export interface SpeechStandIn {
   /** http://127.0.0.1:<port>: Deepgram's base URL (the SDK adds /v1/speak). */
   origin: string
+  /** Its request handler, for another stand-in to serve these paths on its own port (openai-server `mount`). */
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void
   /** `${origin}/v1`: OpenAI's base URL. */
   openaiUrl: string
   requests: SpeechRequest[]
@@ -99,9 +101,10 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
   const failures: SpeechFailure[] = []
   const requests: SpeechRequest[] = []
 
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     handle(req, res).catch(() => res.destroy())
-  })
+  }
+  const server = http.createServer(handler)
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const receivedAt = performance.now()
@@ -212,6 +215,7 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
   const origin = `http://${options.host ?? '127.0.0.1'}:${port}`
   return {
     origin,
+    handler,
     openaiUrl: `${origin}/v1`,
     requests,
     fail: (...f) => void failures.push(...f),
