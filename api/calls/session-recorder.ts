@@ -93,6 +93,12 @@ export class SessionCallRecorder implements CallRecorder {
       this.usage.c += Number(data['completion_tokens'] ?? 0) || 0
     }
     if (kind === 'error' && this.errorCode === null && typeof data['code'] === 'string') this.errorCode = data['code']
+    if (kind === 'tool_call') {
+      // Announced when it happens (a receiver may act on it during the call), but off the audio
+      // path: publishing writes the webhook outbox.
+      const { call_id, integration, action, input } = data
+      setImmediate(() => this.publish('function.called', { ...this.base(), call_id, integration, action, input }, this.o.clock.now()))
+    }
     if (SKIPPED.has(kind)) return
     if (this.events >= MAX_EVENTS) {
       this.dropped++

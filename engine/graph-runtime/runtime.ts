@@ -366,6 +366,34 @@ export class GraphRuntime {
     emit({ kind: 'end', disposition })
   }
 
+  /**
+   * A barge-in cut the last reply: the caller heard only `heard` (a prefix of what the reply's lines
+   * say, spaces aside). The history keeps just those words, so the model knows what was said. A
+   * reply whose turn was aborted left no lines (the state went back), so the heard words are added.
+   * Call it once the turn's generation has settled, before the next turn.
+   */
+  replyHeard(heard: string): void {
+    const h = this.s.history
+    let from = h.length
+    while (from > 0 && h[from - 1]!.role === 'assistant') from--
+    const norm = (t: string) => t.replace(/\s+/g, ' ').trim()
+    let rest = norm(heard)
+    const kept: RuntimeState['history'] = []
+    for (const line of h.slice(from)) {
+      if (!rest) break
+      const text = norm(line.text)
+      if (rest.startsWith(text)) {
+        kept.push(line)
+        rest = rest.slice(text.length).trim()
+      } else {
+        kept.push({ role: 'assistant', text: rest })
+        rest = ''
+      }
+    }
+    if (rest) kept.push({ role: 'assistant', text: rest })
+    h.splice(from, h.length - from, ...kept)
+  }
+
   private remember(role: 'user' | 'assistant', text: string): void {
     this.s.history.push({ role, text })
     if (this.s.history.length > MAX_HISTORY) this.s.history.splice(0, this.s.history.length - MAX_HISTORY)

@@ -75,8 +75,10 @@ export abstract class Endpointer implements TurnStrategy {
         this.cancel(event.at, out)
         break
       case 'speech_end':
-        // After a speech_pause the silence has been counting since that same instant.
-        if (this.speaking || this.silentSince === null) this.silentSince = event.at
+        // After a speech_pause the silence has been counting since that same instant, or the turn
+        // has even ended on it: a confirmation arriving after that must not restart the clock
+        // (a stale clock would end the caller's next words as soon as the STT hears one of them).
+        if (this.speaking) this.silentSince = event.at
         this.speaking = false
         break
       case 'transcript': {

@@ -386,6 +386,9 @@ export class CallSession {
     t.interrupted = true
     const { heardText } = this.playout.interrupt()
     t.source.cancel()
+    // The model's history keeps only what was heard, once the cut generation has let go of the
+    // runtime and before the next one takes it.
+    if (t.source instanceof Generation) this.runtimeFree = this.runtimeFree.then(() => this.d.runtime.replyHeard(heardText))
     this.pauses.delete('barge_in')
     this.d.channel.audio.flush()
     this.send(events.clear())

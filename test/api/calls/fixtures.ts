@@ -39,11 +39,11 @@ export interface CallScene {
 }
 
 /** The real app and the real engine (ws transport, port 0), a Deepgram stand-in for STT. */
-export async function callScene(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<CallScene> {
+export async function callScene(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}, socket: 'ws' | 'uws' = 'ws'): Promise<CallScene> {
   const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
   t.teardown(() => dg.close())
-  const a = await startTestApp({ env: { OZAN_ENGINE_SOCKET: 'ws', ...env } })
-  const engine = await startEngine({ services: a.services, config: loadConfig({ OZAN_ENGINE_SOCKET: 'ws' }), logger: createLogger('silent'), host: '127.0.0.1', port: 0 })
+  const a = await startTestApp({ env: { OZAN_ENGINE_SOCKET: socket, ...env } })
+  const engine = await startEngine({ services: a.services, config: loadConfig({ OZAN_ENGINE_SOCKET: socket }), logger: createLogger('silent'), host: '127.0.0.1', port: 0 })
   // Engine first (live calls are recorded), then the app and its database.
   t.teardown(async () => {
     await engine.close()

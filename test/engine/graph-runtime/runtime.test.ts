@@ -237,3 +237,26 @@ t.test('a collect answer that does not parse is restated by the LLM and checked 
   t.same(says(await collect(direct.turn('2026-12-01', signal()))), ['Booked for 2026-12-01.'])
   t.equal(llm.requests.length, 2, 'a parseable answer never reaches the LLM')
 })
+
+t.test('replyHeard: the history keeps only the words of a cut reply the caller heard', async (t) => {
+  const make = (history: { role: 'user' | 'assistant'; text: string }[]) => {
+    const def = Definition.parse({ nodes: [{ id: 'start', type: 'start' }], edges: [] })
+    return new GraphRuntime(def, config, { now }, { ...initialState(def), started: true, history }, { channel: 'web' })
+  }
+  const said = [{ role: 'user' as const, text: 'when are you open' }, { role: 'assistant' as const, text: 'We open at nine.' }, { role: 'assistant' as const, text: 'On Saturdays  at ten.' }]
+  let r = make(said)
+  r.replyHeard('We open at nine. On Saturdays')
+  t.same(r.state.history.slice(1), [{ role: 'assistant', text: 'We open at nine.' }, { role: 'assistant', text: 'On Saturdays' }], 'a line cut inside')
+  r = make(said)
+  r.replyHeard('We open')
+  t.same(r.state.history.slice(1), [{ role: 'assistant', text: 'We open' }], 'later lines never heard are gone')
+  r = make(said)
+  r.replyHeard('')
+  t.same(r.state.history, [{ role: 'user', text: 'when are you open' }], 'nothing heard: no reply')
+  r = make([{ role: 'user', text: 'when are you open' }])
+  r.replyHeard('We open at')
+  t.same(r.state.history.at(-1), { role: 'assistant', text: 'We open at' }, 'an aborted turn left no lines: the heard words are added')
+  r = make(said)
+  r.replyHeard('We open at nine. On Saturdays at ten.')
+  t.same(r.state.history, said, 'heard in full: unchanged')
+})

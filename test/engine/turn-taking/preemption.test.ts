@@ -96,3 +96,18 @@ t.test('a speech_resume cancels the preempt but keeps the words heard: the turn 
   t.same(s.handle({ type: 'speech_pause', at: 1500 }), [{ type: 'preempt', text: 'book me', at: 1500 }], 'ready again: preempted again')
   t.same(s.handle({ type: 'tick', at: 1800 }), [{ type: 'end_of_turn', at: 1800, text: 'book me', waitedMs: 300 }], 'no new words came: the earlier final ends it')
 })
+
+t.test('the VAD confirming an end after the turn already ended on its pause does not restart the silence clock', async (t) => {
+  const s = new SilenceStrategy()
+  s.handle({ type: 'speech_start', at: 0 })
+  s.handle({ type: 'speech_pause', at: 1000 })
+  s.handle({ type: 'transcript', text: 'when are you open', final: true, at: 1250 })
+  t.match(s.handle({ type: 'tick', at: 1300 }), [{ type: 'end_of_turn', text: 'when are you open' }])
+  t.same(s.handle({ type: 'speech_end', at: 1000 }), [], 'confirmed late')
+  // The caller's next words: the STT's first partial comes before the VAD confirms the new speech.
+  const noEnd = (ds: { type: string }[]) => ds.every((d) => d.type !== 'end_of_turn')
+  t.ok(noEnd(s.handle({ type: 'transcript', text: 'hold', final: false, at: 3000 })), 'no end on a partial')
+  t.ok(noEnd(s.handle({ type: 'transcript', text: 'hold', final: true, at: 3010 })), 'nor on its final: the silence counts from the words, not from 1000')
+  t.same(s.handle({ type: 'speech_start', at: 2900 }), [{ type: 'cancel_preempt', at: 2900 }], 'the VAD catches up: the caller is speaking')
+  t.same(s.handle({ type: 'tick', at: 4600 }), [], 'and nothing ends while they speak')
+})
