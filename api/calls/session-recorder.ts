@@ -1,9 +1,11 @@
 /**
  * A web call recorded as a session (channel "web"). The row is inserted when the call starts
- * (session.started); transcript lines, events and per-turn metrics are kept in memory while the
- * call runs, so the hot path never waits on SQLite, and written in ONE transaction when it ends,
- * together with the runtime's final state. Then transcript.updated (one per line, at write time)
- * and session.completed (the report text sessions send) are published.
+ * (session.started). Transcript lines, events and per-turn metrics are buffered: the call's own
+ * work never waits on SQLite. The buffer is written in batches, one transaction every
+ * FLUSH_EVERY_MS (off the audio path, on a timer), publishing transcript.updated for the lines it
+ * wrote; so GET /calls/{uuid} follows a live call, and a crash loses at most the last batch. When
+ * the call ends, the rest goes out in one transaction with the runtime's final state, turn count
+ * and usage, then session.completed (the report text sessions send).
  *
  * Status by end reason: agent_ended, client_hangup, dropped (the socket went away without a
  * `stop`: a closed tab is a hang-up), idle_timeout and max_duration are `completed`; error and
@@ -18,6 +20,8 @@ import { completionReport } from '../sessions/report.js'
 
 /** Events beyond this many are counted, not kept (transcript lines and turns are always kept). */
 const MAX_EVENTS = 5000
+/** How often a live call's buffered events are written. */
+export const FLUSH_EVERY_MS = 2000
 /** Noisy per-frame-ish events that say nothing a transcript and metrics do not. */
 const SKIPPED = new Set(['speech_start', 'speech_end'])
 
@@ -51,6 +55,10 @@ export class SessionCallRecorder implements CallRecorder {
   private usage = { p: 0, c: 0 }
   private endReason: CallEndReason | null = null
   private finalState: () => RuntimeState
+  /** Lines before this index have had their transcript.updated. */
+  private announced = 0
+  private flushTimer: NodeJS.Timeout | null = null
+  private opened = false
   /** Settles once the session is written (or the write failed and was logged). */
   readonly done: Promise<void>
   private resolveDone!: () => void
@@ -83,6 +91,7 @@ export class SessionCallRecorder implements CallRecorder {
       id: this.sessionId, organization_id: o.organizationId, environment_id: o.environmentId, workflow_id: o.workflowId, workflow_version: o.version,
       channel: 'web', definition: o.definition, config: o.config, state: JSON.stringify(o.initial), started_by_user: null, started_by_key: null, started_at: now,
     })
+    this.opened = true
     this.publish('session.started', { ...this.base(), version: o.version, channel: 'web', call_id: o.callId, variables: o.initial.variables }, now)
     return true
   }
@@ -106,22 +115,57 @@ export class SessionCallRecorder implements CallRecorder {
     }
     this.events++
     this.buffered.push({ kind, data: { ...data, at_ms: this.o.clock.now() } })
+    this.schedule()
   }
 
   transcript(role: 'user' | 'agent', text: string, o: { interrupted: boolean; turnId: string }): void {
     this.lines.push({ role: role === 'agent' ? 'assistant' : 'user', text })
     this.buffered.push({ kind: role === 'agent' ? 'agent_message' : 'user_message', data: { text, turn_id: o.turnId, interrupted: o.interrupted } })
+    this.schedule()
   }
 
   metrics(turn: TurnMetricsRecord): void {
     const t = { ...turn, turn: this.turns.length + 1 }
     this.turns.push(t)
     this.buffered.push({ kind: 'turn', data: { turn: t.turn, duration_ms: turn.voiceToVoiceMs ?? turn.engineMs ?? 0, ...snake(turn) } })
+    this.schedule()
+  }
+
+  private schedule(): void {
+    if (this.flushTimer !== null || this.endReason !== null || !this.opened) return
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null
+      this.flush()
+    }, FLUSH_EVERY_MS)
+    this.flushTimer.unref()
+  }
+
+  /** Writes what is buffered (one transaction) and announces the lines it wrote. */
+  private flush(): void {
+    if (this.endReason !== null || this.buffered.length === 0) return
+    const now = this.o.clock.now()
+    const batch = this.buffered.splice(0)
+    try {
+      this.o.repos.sessions.appendEvents(this.sessionId, batch, now)
+    } catch (err) {
+      // Kept for the next batch or the final write; the call goes on either way.
+      this.buffered.unshift(...batch)
+      this.o.logger.warn({ err, session_id: this.sessionId }, 'web call: a batch of events could not be written yet')
+      return this.schedule()
+    }
+    this.announceLines(now)
+  }
+
+  private announceLines(now: number): void {
+    for (const line of this.lines.slice(this.announced)) this.publish('transcript.updated', { ...this.base(), role: line.role, text: line.text }, now)
+    this.announced = this.lines.length
   }
 
   ended(reason: CallEndReason): void {
     if (this.endReason !== null) return
     this.endReason = reason
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer)
+    this.flushTimer = null
     // Off the call's path: the session's last frames and close go out first.
     setImmediate(() => {
       try {
@@ -155,7 +199,7 @@ export class SessionCallRecorder implements CallRecorder {
       this.buffered.splice(0),
       now,
     )
-    for (const line of this.lines) this.publish('transcript.updated', { ...this.base(), role: line.role, text: line.text }, now)
+    this.announceLines(now)
     const row = o.repos.sessions.get({ organizationId: o.organizationId, environmentId: o.environmentId }, this.sessionId)!
     const turns = this.turns.map((t) => ({ turn: t.turn, duration_ms: t.voiceToVoiceMs ?? t.engineMs ?? 0, ...snake(t) }))
     this.publish('session.completed', completionReport(row, this.lines, state.variables, turns), now)

@@ -135,6 +135,14 @@ export class SessionsRepo {
     })()
   }
 
+  /** Appends events to a live session (a call's periodic flush); its state is saved at the end. */
+  appendEvents(id: string, events: { kind: string; data: unknown }[], now: number): void {
+    this.db.transaction(() => {
+      let seq = this.lastSeqStmt.get(id)!.n ?? 0
+      for (const e of events) this.insertEventStmt.run(id, ++seq, e.kind, JSON.stringify(e.data), now)
+    })()
+  }
+
   events(sessionId: string): SessionEventRow[] {
     return this.eventsStmt.all(sessionId)
   }

@@ -40,6 +40,13 @@ t.test('pending → connected → say (queued, then cutting) → end: receivers 
   await c.event(agentLine(/What is your name\?$/), 15_000)
   await c.event(agentLine('Calls may be recorded.'), 15_000)
   t.notOk(c.events.some((e) => e.type === 'clear'), 'nothing was cut')
+  // Written in batches while the call runs: the detail follows it, and each written line is announced.
+  const liveDetail = async () => expectStatus(await s.a.request('GET', `${C}/${call}`, { token: s.owner.token }), 200, 'live detail')
+  await c.until(() => seen.some((e) => e.type === 'transcript.updated' && e.data['text'] === 'Calls may be recorded.'), 5000)
+  const live = await liveDetail()
+  t.equal(live.status, 'active')
+  t.ok(live.transcript.some((l: { text: string }) => l.text === 'Calls may be recorded.'), 'the line is stored while the call is live')
+  t.notOk(seen.some((e) => e.type === 'session.completed'))
 
   // Cutting: a long line, interrupted by another once it is audible.
   const before = c.binaryBytes
