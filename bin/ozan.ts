@@ -2,8 +2,20 @@ import { ConfigError, createLogger, loadConfig, loadSecrets, systemClock } from 
 import { migrate, MigrationError, openDatabase } from '../db/index.js'
 import { createApp, listen, startEngine } from '../api/index.js'
 
-/** `npm start`: the shell on the embedded default (SQLite under OZAN_DATA_DIR, no keys needed). */
+/**
+ * `npm start`: the shell (REST API) and the call engine in one process, on the embedded default
+ * (SQLite under OZAN_DATA_DIR, no keys needed). `ozan api` / `ozan engine` (npm run start:api,
+ * start:engine) run one of them; see docs/architecture.md for what the in-process bus then limits.
+ */
+type Role = 'all' | 'api' | 'engine'
+
 async function main(): Promise<void> {
+  const arg = process.argv[2] ?? 'all'
+  if (arg !== 'all' && arg !== 'api' && arg !== 'engine') {
+    console.error(`ozan: unknown command "${arg}" (use: all, api, engine)`)
+    process.exit(64) // EX_USAGE
+  }
+  const role: Role = arg
   let config
   try {
     config = loadConfig()
@@ -29,26 +41,38 @@ async function main(): Promise<void> {
     throw err
   }
   const app = createApp({ db, config, secrets, logger, clock: systemClock })
-  // No live call survives a restart: web sessions a crash left active are marked failed.
-  const abandoned = app.services.repos.sessions.abandonLive(systemClock.now())
-  if (abandoned) logger.warn({ sessions: abandoned }, 'live sessions left active by the last run marked failed')
-  const server = await listen(app, config.host, config.port, logger)
-  let engine
-  try {
-    engine = await startEngine({ services: app.services, config, logger })
-  } catch (err) {
-    console.error(`ozan: the call engine cannot listen on ${config.engineHost}:${config.enginePort}: ${(err as Error).message}`)
-    await server.close(0)
-    await app.close()
-    db.close()
-    process.exit(1)
+  const now = systemClock.now()
+  // No live call survives a restart: web sessions a crash left active are marked failed. Only a
+  // process that runs calls may say so (an API process starting beside a live engine must not).
+  if (role !== 'api') {
+    const abandoned = app.services.repos.sessions.abandonLive(now)
+    if (abandoned) logger.warn({ sessions: abandoned }, 'live sessions left active by the last run marked failed')
   }
-  // With OZAN_PORT=0 the OS picks the port; show the one actually bound.
-  const base = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${server.port}`) : config.publicUrl
-  logger.info({ port: server.port, data_dir: config.dataDir }, 'ozan is up')
-  process.stdout.write(
-    `\nOzan is running.\n  API:       ${base}/api/v1\n  OpenAPI:   ${base}/api/v1/openapi.json\n  Reference: ${base}/docs\n  Engine:    ${app.services.webCalls.wsUrl()} (${engine.kind})\n  Data:      ${config.databaseFile}\n\n`,
-  )
+  const expired = app.services.repos.sessions.expirePending(now)
+  if (expired) logger.info({ sessions: expired }, 'calls never connected before their token expired marked failed')
+  const server = role === 'engine' ? null : await listen(app, config.host, config.port, logger)
+  let engine = null
+  if (role !== 'api') {
+    try {
+      engine = await startEngine({ services: app.services, config, logger })
+    } catch (err) {
+      console.error(`ozan: the call engine cannot listen on ${config.engineHost}:${config.enginePort}: ${(err as Error).message}`)
+      await server?.close(0)
+      await app.close()
+      db.close()
+      process.exit(1)
+    }
+  }
+  logger.info({ role, port: server?.port ?? null, data_dir: config.dataDir }, 'ozan is up')
+  const lines = ['', role === 'all' ? 'Ozan is running.' : `Ozan is running (${role} only).`]
+  if (server) {
+    // With OZAN_PORT=0 the OS picks the port; show the one actually bound.
+    const base = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${server.port}`) : config.publicUrl
+    lines.push(`  API:       ${base}/api/v1`, `  OpenAPI:   ${base}/api/v1/openapi.json`, `  Reference: ${base}/docs`)
+  }
+  if (engine) lines.push(`  Engine:    ${app.services.webCalls.wsUrl()} (${engine.kind})`)
+  lines.push(`  Data:      ${config.databaseFile}`, '', '')
+  process.stdout.write(lines.join('\n'))
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -56,8 +80,8 @@ async function main(): Promise<void> {
     stopping = true
     logger.info({ signal }, 'shutting down')
     // Live calls end first (server_shutdown, recorded), then the API drains.
-    await engine.close()
-    await server.close(config.shutdownTimeoutMs)
+    await engine?.close()
+    await server?.close(config.shutdownTimeoutMs)
     await app.close()
     db.close()
     logger.info('stopped')

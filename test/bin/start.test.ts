@@ -12,16 +12,16 @@ interface Run {
 }
 
 /** Starts `bin/ozan.ts` as the run command does; `whenUp` runs once it prints its URLs. */
-function start(env: Record<string, string>, whenUp?: (out: string, kill: () => void) => Promise<void>): Promise<Run> {
+function start(env: Record<string, string>, whenUp?: (out: string, kill: () => void) => Promise<void>, args: string[] = [], upWhen = 'OpenAPI:'): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['bin/ozan.ts'], { cwd: ROOT, env: { ...process.env, ...env, OZAN_LOG_LEVEL: 'warn' } })
+    const child = spawn(TSX, ['bin/ozan.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env, OZAN_LOG_LEVEL: 'warn' } })
     let stdout = ''
     let stderr = ''
     let up = false
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
     child.stdout.on('data', (d) => {
       stdout += d
-      if (!up && whenUp && stdout.includes('OpenAPI:')) {
+      if (!up && whenUp && stdout.includes(upWhen)) {
         up = true
         whenUp(stdout, () => child.kill('SIGTERM')).catch(reject)
       }
@@ -88,4 +88,27 @@ t.test('a web call a crash left active is marked failed at the next start', asyn
   const db = openDatabase(path.join(dir, 'ozan.db'))
   t.teardown(() => db.close())
   t.match(db.prepare('SELECT status, error_code FROM sessions WHERE id = ?').get(id), { status: 'failed', error_code: 'interrupted' })
+})
+
+t.test('`ozan api` and `ozan engine` start one half each; an unknown command is refused', async (t) => {
+  const dir = t.testdir({})
+  const env = { OZAN_DATA_DIR: dir, OZAN_PORT: '0', OZAN_ENGINE_PORT: '0' }
+  const api = await start(env, async (out, kill) => {
+    const port = /API:\s+http:\/\/localhost:(\d+)/.exec(out)?.[1]
+    t.equal((await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`)).status, 200, 'the API answers')
+    kill()
+  }, ['api'])
+  t.equal(api.code, 0)
+  t.match(api.stdout, /running \(api only\)/)
+  t.notMatch(api.stdout, /Engine:/, 'no engine in an API process')
+  const engine = await start(env, async (out, kill) => {
+    const port = /Engine:\s+ws:\/\/localhost:(\d+)/.exec(out)?.[1]
+    t.ok(port && port !== '0', 'the engine listens')
+    kill()
+  }, ['engine'], 'Engine:')
+  t.equal(engine.code, 0)
+  t.notMatch(engine.stdout, /API:/, 'no REST API in an engine process')
+  const bad = await start(env, undefined, ['both'])
+  t.equal(bad.code, 64)
+  t.match(bad.stderr, /unknown command "both"/)
 })
