@@ -148,21 +148,35 @@ export class Resampler {
 
   /** Emits every output that lies before input time `limit` and has all its taps buffered. */
   private drain(limit: number): Int16Array {
+    // The hot loop of TTS playback (every agent sample passes here): locals instead of fields, the
+    // output sized up front, no per-sample allocation.
     const kernel = this.kernel!
-    const available = this.bufStart + this.bufLength
-    const out: number[] = []
-    while (this.pos < limit && this.pos + kernel.half < available) {
-      const taps = kernel.taps(this.phase)
-      const first = this.pos - kernel.half + 1 - this.bufStart
+    const half = kernel.half
+    const buf = this.buf
+    const bufStart = this.bufStart
+    const end = Math.min(limit, bufStart + this.bufLength - half)
+    const { up, down } = this
+    let pos = this.pos
+    let phase = this.phase
+    const count = pos < end ? Math.ceil(((end - pos) * up - phase) / down) : 0
+    const out = new Int16Array(Math.max(0, count))
+    let n = 0
+    while (pos < end) {
+      const taps = kernel.taps(phase)
+      const first = pos - half + 1 - bufStart
       let acc = 0
-      for (let j = 0; j < taps.length; j++) acc += taps[j]! * this.buf[first + j]!
-      out.push(clamp16(acc))
-      this.phase += this.down
-      this.pos += Math.floor(this.phase / this.up)
-      this.phase %= this.up
+      for (let j = 0; j < taps.length; j++) acc += taps[j]! * buf[first + j]!
+      out[n++] = clamp16(acc)
+      phase += down
+      if (phase >= up) {
+        pos += Math.floor(phase / up)
+        phase %= up
+      }
     }
-    this.discardBefore(this.pos - kernel.half + 1)
-    return Int16Array.from(out)
+    this.pos = pos
+    this.phase = phase
+    this.discardBefore(pos - half + 1)
+    return n === out.length ? out : out.subarray(0, n)
   }
 
   private discardBefore(absolute: number): void {
