@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { concat, skipWithoutEspeak, speak, timeline, whiteNoise, silence, type Segment } from '../../helpers/speech.js'
 import { SpeechDetector, Windower, type SpeechEvent } from '../../../engine/vad/detector.js'
 import { loadVad, SileroModel, type VadStream } from '../../../engine/vad/index.js'
+import { VAD_WINDOW_SAMPLES } from '../../../engine/vad/types.js'
 
 const skip = await skipWithoutEspeak()
 const model = await SileroModel.load()
@@ -109,4 +110,33 @@ t.test('loadVad falls back to the energy VAD with a warning', async (t) => {
   const silero = await loadVad()
   t.equal(silero.kind, 'silero')
   await silero.release()
+})
+
+t.test('windows of many streams run batched give exactly what each stream gives alone', async (t) => {
+  const model = await SileroModel.load()
+  t.teardown(() => model.release())
+  // Six different signals: chirps and seeded noise at several levels, 40 windows each.
+  const signal = (k: number) => {
+    let s = 7 + k
+    return Int16Array.from({ length: 40 * VAD_WINDOW_SAMPLES }, (_, i) => {
+      s = (s * 1103515245 + 12345) >>> 0
+      const noise = ((s >>> 16) / 65536 - 0.5) * 2000 * (k % 3)
+      return Math.round(9000 * Math.sin((i * (k + 1) * i) / 4e6) * (Math.floor(i / 4096) % 2) + noise)
+    })
+  }
+  const windows = (pcm: Int16Array) => Array.from({ length: pcm.length / VAD_WINDOW_SAMPLES }, (_, w) => pcm.subarray(w * VAD_WINDOW_SAMPLES, (w + 1) * VAD_WINDOW_SAMPLES))
+  const inputs = Array.from({ length: 6 }, (_, k) => windows(signal(k)))
+  const alone: number[][] = []
+  for (const ws of inputs) {
+    const s = model.stream()
+    const out: number[] = []
+    for (const w of ws) out.push(await s.process(w))
+    alone.push(out)
+  }
+  // Together: every stream's next window submitted in the same turn, as a busy engine does.
+  const streams = inputs.map(() => model.stream())
+  const together = await Promise.all(streams.map((s, k) => Promise.all(inputs[k]!.map((w) => s.process(w)))))
+  t.same(together, alone)
+  const all = alone.flat()
+  t.ok(Math.max(...all) - Math.min(...all) > 0.01, `the signals move the model (${Math.min(...all).toFixed(3)}…${Math.max(...all).toFixed(3)}), so equal sequences mean something`)
 })
