@@ -350,6 +350,7 @@ async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line
         log(`a call closed (${t.caller.timeline.closed?.code}): ${last.join(' ') || 'no ended event'}`)
       }
       const jitter = live.flatMap((t) => windowJitter(t.caller.timeline, from, to))
+      if (process.env.BENCH_VOICE_DUMP) fs.writeFileSync(`${process.env.BENCH_VOICE_DUMP}-cap${n}.json`, JSON.stringify(live.slice(0, 4).map((t) => t.caller.timeline.audio.filter((a) => a.at >= from && a.at <= to))))
       const frames = jitter.length
       const benchP99 = Math.max(0, benchLag.percentile(99) / 1e6 - 10)
       const step: CapacityStep = { sessions: n, jitter_p99_ms: round(p99(jitter)), loop_lag_p99_ms: round(s.lagP99Ms), rss_mb: round(s.rssMb), ok: false }

@@ -9,7 +9,7 @@
 import { requirePositive } from '../client-checks.js'
 import { spawn } from 'node:child_process'
 import { EspeakVoices } from './espeak-voices.js'
-import { wavDecoder } from './pcm-stream.js'
+import { decodeSliced, wavDecoder } from './pcm-stream.js'
 import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
 
 export interface EspeakOptions {
@@ -110,8 +110,7 @@ export class EspeakTts implements TtsProvider {
     try {
       arm('first', this.options.timeoutMs)
       for await (const bytes of child.stdout as AsyncIterable<Buffer>) {
-        const out = decoder.push(bytes)
-        if (out.length) {
+        for await (const out of decodeSliced(decoder, bytes)) {
           clearTimeout(timer)
           yield out
         }

@@ -5,7 +5,7 @@ import { baseUrlHost } from '../client-checks.js'
  * first-byte and idle timeouts (the SDKs' own timeouts stop at the response headers), and closing
  * the stream whatever ended the iteration.
  */
-import type { AudioDecoder } from './pcm-stream.js'
+import { decodeSliced, type AudioDecoder } from './pcm-stream.js'
 import { TtsError } from './types.js'
 
 export interface HttpAudioOptions {
@@ -46,8 +46,7 @@ export async function* streamHttpAudio(
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      const out = decoder.push(value)
-      if (out.length) {
+      for await (const out of decodeSliced(decoder, value)) {
         clearTimeout(timer)
         yield out
       }

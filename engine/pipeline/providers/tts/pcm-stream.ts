@@ -146,3 +146,19 @@ export function wavDecoder(): AudioDecoder {
     },
   }
 }
+
+/** Bytes decoded per slice: ~170 ms of 24 kHz audio, well under a millisecond of resampling. */
+export const DECODE_SLICE_BYTES = 8192
+
+/**
+ * Decodes one network or pipe read slice by slice, letting the event loop run between slices. A
+ * provider that sends faster than real time hands over 64 KiB reads (over a second of audio, ~3 ms
+ * to resample); decoded at once, that stalls every other call's frames on this engine.
+ */
+export async function* decodeSliced(decoder: AudioDecoder, bytes: Uint8Array): AsyncGenerator<Int16Array> {
+  for (let at = 0; at < bytes.length; at += DECODE_SLICE_BYTES) {
+    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    const out = decoder.push(bytes.subarray(at, at + DECODE_SLICE_BYTES))
+    if (out.length) yield out
+  }
+}
