@@ -39,3 +39,4 @@ export async function loadVad(options: LoadVadOptions = {}): Promise<VadModel> {
     return new EnergyVadModel(options.energy)
   }
 }
+export { BoundaryRefiner, DEFAULT_REFINER, type RefinerOptions } from './refine.js'

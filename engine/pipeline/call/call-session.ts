@@ -21,7 +21,7 @@ import { events, type CallStatus, type EndReason, type ServerEvent } from '../..
 import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
 import { isBackchannel } from '../../turn-taking/backchannels.js'
 import type { TurnDecision, TurnEvent, TurnStrategy } from '../../turn-taking/strategy.js'
-import { SpeechDetector, Windower, type SpeechDetectorOptions, type VadModel, type VadStream } from '../../vad/index.js'
+import { BoundaryRefiner, SpeechDetector, Windower, type SpeechDetectorOptions, type VadModel, type VadStream } from '../../vad/index.js'
 import { PhraseChunker } from '../phrase-chunker.js'
 import { Playout, type PlayoutEvent, type PlayoutOptions } from '../playout.js'
 import { realPlayoutClock, type PlayoutClock, type TimerId } from '../playout-clock.js'
@@ -105,6 +105,8 @@ export class CallSession {
   private readonly bargeInOptions: BargeInOptions
   private readonly windower = new Windower()
   private readonly detector: SpeechDetector
+  /** Moves the VAD's late edges onto the signal's level (engine/vad/refine.ts). */
+  private readonly refiner = new BoundaryRefiner()
   private vadStream: VadStream | null = null
   private stt: SttStream | null = null
   private vadChain: Promise<void> = Promise.resolve()
@@ -208,6 +210,7 @@ export class CallSession {
     const vad = this.vadStream
     if (!vad) return
     for (const w of this.windower.push(pcm)) {
+      this.refiner.push(w)
       if (this.vadBacklog >= (this.d.maxVadBacklog ?? 64)) {
         if (this.vadDropped++ === 0) this.d.recorder.event('vad_overload', { backlog: this.vadBacklog })
         continue
@@ -234,7 +237,8 @@ export class CallSession {
     if (this.ending) return
     const now = this.clock.now()
     for (const e of this.detector.process(probability, endMs)) {
-      const at = now - (e.confirmedAt - e.at)
+      const placed = e.type === 'speech_start' || e.type === 'speech_resume' ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at)
+      const at = now - (e.confirmedAt - placed)
       if (e.type === 'speech_start') {
         this.userSpeaking = true
         this.lastActivityAt = now
