@@ -237,22 +237,27 @@ export class CallSession {
     if (this.ending) return
     const now = this.clock.now()
     for (const e of this.detector.process(probability, endMs)) {
-      const placed = e.type === 'speech_start' || e.type === 'speech_resume' ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at)
-      const at = now - (e.confirmedAt - placed)
+      // Two clocks for one edge. Turn-taking and barge-in keep the VAD's own edge: the end it places
+      // late (by its fall time) balances the late onset of the words after a pause, which it also
+      // needs a window or two to see; timing the silence from the true end would end turns inside
+      // ordinary pauses. What is recorded and measured (voice-to-voice) uses the edge as placed
+      // on the signal, the true one.
+      const at = now - (e.confirmedAt - e.at)
+      const placed = now - (e.confirmedAt - (e.type === 'speech_start' || e.type === 'speech_resume' ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at)))
       if (e.type === 'speech_start') {
         this.userSpeaking = true
         this.lastActivityAt = now
-        this.d.recorder.event('speech_start', { at })
+        this.d.recorder.event('speech_start', { at: placed })
       } else if (e.type === 'speech_pause') {
-        // Possibly the end: the turn's silence (and its metrics) count from here.
-        this.lastSpeechEndAt = at
+        // Possibly the end: the turn's metrics count from here.
+        this.lastSpeechEndAt = placed
       } else if (e.type === 'speech_resume') {
         this.lastActivityAt = now
       } else {
         this.userSpeaking = false
-        this.lastSpeechEndAt = at
+        this.lastSpeechEndAt = placed
         this.lastActivityAt = now
-        this.d.recorder.event('speech_end', { at })
+        this.d.recorder.event('speech_end', { at: placed })
         this.stt?.endUtterance()
       }
       this.turnEvent({ type: e.type, at })
