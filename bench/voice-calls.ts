@@ -47,7 +47,14 @@ const stepsArg = process.argv.find((a) => a.startsWith('--steps='))?.slice('--st
 const PLAN_BASE = quick
   ? { turnsPerLang: 4, interruptEvery: 4, backchannelEvery: 3, pauseMs: 300, steps: [4, 8], warmupMs: 2000, windowMs: 3000 }
   : { turnsPerLang: 30, interruptEvery: 5, backchannelEvery: 3, pauseMs: 500, steps: [10, 25, 50, 75, 100, 125, 150, 200, 250], warmupMs: 6000, windowMs: 10_000 }
-const PLAN = { ...PLAN_BASE, ...(stepsArg && { steps: stepsArg.split(',').map(Number).filter((n) => n > 0) }) }
+/** `--warmup-ms=` / `--window-ms=` replace how long each capacity step settles and is measured. */
+const msArg = (name: string) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)) || undefined
+const PLAN = {
+  ...PLAN_BASE,
+  ...(stepsArg && { steps: stepsArg.split(',').map(Number).filter((n) => n > 0) }),
+  ...(msArg('warmup-ms') && { warmupMs: msArg('warmup-ms')! }),
+  ...(msArg('window-ms') && { windowMs: msArg('window-ms')! }),
+}
 
 // ── the engine's process ─────────────────────────────────────────────────────────────────────────
 
@@ -72,6 +79,8 @@ async function startEngineChild(core: number | null, dataDir: string): Promise<E
   const pinned = taskset !== null && core !== null
   // BENCH_ENGINE_CPU_PROF=<dir>: the engine writes a .cpuprofile there when it stops.
   const prof = process.env.BENCH_ENGINE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_ENGINE_CPU_PROF}`] : []
+  // BENCH_ENGINE_FLAGS="--trace-gc …": extra node/V8 flags for the engine (its stdout is engine.log in the data dir).
+  prof.push(...(process.env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean))
   const child: ChildProcess = fork(libScript('engine-server.ts'), [], {
     ...(pinned ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, '--import', 'tsx', ...prof] } : { execArgv: ['--import', 'tsx', ...prof] }),
     env: {
@@ -438,8 +447,8 @@ async function main(): Promise<void> {
     await engine.stop()
     await Promise.all(providers.map((p) => p.close()))
     // A failed run keeps the engine's log (engine.log) for a look.
-    if (ok) fs.rmSync(dataDir, { recursive: true, force: true })
-    else log(`engine data and log kept in ${dataDir}; engine stderr:\n${engine.stderr().slice(-3000)}`)
+    if (ok && !process.env.BENCH_ENGINE_FLAGS) fs.rmSync(dataDir, { recursive: true, force: true })
+    else log(`engine data and log kept in ${dataDir}${ok ? '' : `; engine stderr:\n${engine.stderr().slice(-3000)}`}`)
   }
 }
 

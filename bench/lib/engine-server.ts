@@ -5,7 +5,7 @@
  * OZAN_MAX_LIVE_CALLS_PER_ORG). Besides the usual ready/mark/stop (ipc.ts), the parent can ask for
  * a `sample`: event-loop delay p99 since the previous sample, and RSS.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks'
 import { createLogger, loadConfig, loadSecrets, systemClock } from '../../core/index.js'
 import { createApp, listen, startEngine } from '../../api/index.js'
 import { migrate, openDatabase } from '../../db/index.js'
@@ -28,6 +28,10 @@ const app = createApp({ db, config, secrets: loadSecrets(config), logger, clock:
 const server = await listen(app, config.host, config.port, logger)
 const engine = await startEngine({ services: app.services, config, logger })
 
+// BENCH_ENGINE_STALLS=1: every loop stall over 15 ms and every GC pause over 3 ms goes to stdout
+// (engine.log) with the process uptime, to tell GC pauses from long tasks.
+if (process.env.BENCH_ENGINE_STALLS) watchStalls()
+
 const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
 lag.enable()
 const send = (m: EngineFromChild) => process.send?.(m)
@@ -49,3 +53,16 @@ serveParent(async () => {
   db.close()
   logger.flush()
 })
+
+function watchStalls(): void {
+  let last = performance.now()
+  setInterval(() => {
+    const now = performance.now()
+    if (now - last > 20) process.stdout.write(`stall ${Math.round(last)} +${Math.round(now - last - 5)} ms\n`)
+    last = now
+  }, 5).unref()
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.duration > 3) process.stdout.write(`gc ${Math.round(e.startTime)} ${e.duration.toFixed(1)} ms kind ${(e as { detail?: { kind?: number } }).detail?.kind}\n`)
+  }).observe({ entryTypes: ['gc'] })
+}
+

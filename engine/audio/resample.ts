@@ -164,9 +164,22 @@ export class Resampler {
     while (pos < end) {
       const taps = kernel.taps(phase)
       const first = pos - half + 1 - bufStart
-      let acc = 0
-      for (let j = 0; j < taps.length; j++) acc += taps[j]! * buf[first + j]!
-      out[n++] = clamp16(acc)
+      // Four accumulators: independent adds the CPU can overlap (taps.length is even, 2·half).
+      let a0 = 0
+      let a1 = 0
+      let a2 = 0
+      let a3 = 0
+      const len = taps.length
+      const len4 = len - (len % 4)
+      let j = 0
+      for (; j < len4; j += 4) {
+        a0 += taps[j]! * buf[first + j]!
+        a1 += taps[j + 1]! * buf[first + j + 1]!
+        a2 += taps[j + 2]! * buf[first + j + 2]!
+        a3 += taps[j + 3]! * buf[first + j + 3]!
+      }
+      for (; j < len; j++) a0 += taps[j]! * buf[first + j]!
+      out[n++] = clamp16(a0 + a1 + (a2 + a3))
       phase += down
       if (phase >= up) {
         pos += Math.floor(phase / up)

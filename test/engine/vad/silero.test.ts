@@ -161,3 +161,38 @@ t.test('windows of many streams run batched give exactly what each stream gives 
   const all = alone.flat()
   t.ok(Math.max(...all) - Math.min(...all) > 0.01, `the signals move the model (${Math.min(...all).toFixed(3)}…${Math.max(...all).toFixed(3)}), so equal sequences mean something`)
 })
+
+t.test('under load the windows of many streams share runs; a lone stream runs each window alone, at once', async (t) => {
+  const model = await SileroModel.load()
+  t.teardown(() => model.release())
+  const window = Int16Array.from({ length: VAD_WINDOW_SAMPLES }, (_, i) => Math.round(3000 * Math.sin(i / 7)))
+  // Each stream sends one window every 32 ms (real time), from `count` streams at staggered offsets.
+  const drive = async (count: number, ms: number) => {
+    const streams = Array.from({ length: count }, () => model.stream())
+    const waits: number[] = []
+    const timers = streams.map((s, k) =>
+      setTimeout(() => {
+        const iv = setInterval(() => {
+          const at = performance.now()
+          void s.process(window).then(() => waits.push(performance.now() - at))
+        }, 32)
+        t.teardown(() => clearInterval(iv))
+        setTimeout(() => clearInterval(iv), ms)
+      }, (k * 32) / count),
+    )
+    t.teardown(() => timers.forEach(clearTimeout))
+    await new Promise((r) => setTimeout(r, ms + 200))
+    return waits
+  }
+  const lone0 = model.stats
+  await drive(1, 600)
+  const lone = { windows: model.stats.windows - lone0.windows, runs: model.stats.runs - lone0.runs }
+  t.equal(lone.runs, lone.windows, `one stream: every window ran at once, alone (${lone.windows} windows)`)
+
+  const busy0 = model.stats
+  const waits = await drive(48, 1500)
+  const busy = { windows: model.stats.windows - busy0.windows, runs: model.stats.runs - busy0.runs }
+  const mean = busy.windows / busy.runs
+  t.ok(mean >= 2, `48 streams (1500 windows/s): ${busy.windows} windows in ${busy.runs} runs, ${mean.toFixed(1)} per run`)
+  t.ok(waits.length > 1000, `every window answered (${waits.length})`)
+})
