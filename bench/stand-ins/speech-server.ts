@@ -140,7 +140,7 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     if (r.text.length > 4096) return refuse(400, `'input' is too long: ${r.text.length} characters, the maximum is 4096.`, 'input', 'string_above_max_length')
     // mp3, opus, aac and flac are real formats; the stand-in only encodes the two that stream raw.
     if (format !== 'pcm' && format !== 'wav') return refuse(400, `The stand-in only produces pcm and wav, not '${String(format)}'.`, 'response_format')
-    const pcm = tone(r.text, r.voice, OPENAI_RATE_HZ)
+    const pcm = tone(r.text, r.voice, OPENAI_RATE_HZ, msPerChar)
     const audio = r.format === 'wav' ? Buffer.concat([streamingWavHeader(OPENAI_RATE_HZ), pcm]) : pcm
     await stream(res, r, audio, r.format === 'wav' ? 'audio/wav' : 'audio/pcm', (status, message) => errorBody(message ?? `Upstream failure ${status}`, status >= 500 ? 'server_error' : 'requests'))
   }
@@ -160,7 +160,7 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     if ((query.encoding ?? 'mp3') !== 'linear16') return refuse(400, 'UNSUPPORTED_ENCODING', 'The stand-in only produces linear16.')
     if (!DEEPGRAM_RATES.includes(r.sampleRateHz)) return refuse(400, 'INVALID_QUERY_PARAMETER', `Unsupported sample_rate ${query.sample_rate}.`)
     if (container !== 'none' && container !== 'wav') return refuse(400, 'INVALID_QUERY_PARAMETER', `Unsupported container ${container}.`)
-    const pcm = tone(r.text, r.voice, r.sampleRateHz)
+    const pcm = tone(r.text, r.voice, r.sampleRateHz, msPerChar)
     const audio = r.format === 'wav' ? Buffer.concat([streamingWavHeader(r.sampleRateHz), pcm]) : pcm
     await stream(res, r, audio, r.format === 'wav' ? 'audio/wav' : 'audio/l16', (status, message) => dgError(status === 429 ? 'TOO_MANY_REQUESTS' : 'INTERNAL_SERVER_ERROR', message ?? `Upstream failure ${status}`))
   }
@@ -230,9 +230,25 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
   }
 }
 
+/** Tones already made: a capacity run asks for the same lines many times a second, and making them
+ * costs the bench's own core (which also drives the callers) more than serving them. Never mutated. */
+const tones = new Map<string, Buffer>()
+const MAX_TONES = 256
+
 /** A sine whose pitch depends on the voice and whose length on the text: deterministic, not canned. */
-function tone(text: string, voice: string, rateHz: number): Buffer {
-  const samples = Math.round((toneMs(text) * rateHz) / 1000)
+function tone(text: string, voice: string, rateHz: number, msPerChar: number): Buffer {
+  const key = `${rateHz}|${msPerChar}|${voice}|${text}`
+  let pcm = tones.get(key)
+  if (!pcm) {
+    pcm = makeTone(text, voice, rateHz, msPerChar)
+    if (tones.size >= MAX_TONES) tones.delete(tones.keys().next().value!)
+    tones.set(key, pcm)
+  }
+  return pcm
+}
+
+function makeTone(text: string, voice: string, rateHz: number, msPerChar: number): Buffer {
+  const samples = Math.round((toneMs(text, msPerChar) * rateHz) / 1000)
   let h = 0
   for (const c of voice) h = (h * 31 + c.charCodeAt(0)) >>> 0
   const hz = 220 + (h % 8) * 55
