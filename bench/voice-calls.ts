@@ -23,6 +23,7 @@ import { startOpenAiStandIn, type OpenAiStandIn } from './stand-ins/openai-serve
 import { startSpeechStandIn, type SpeechStandIn } from './stand-ins/speech-server.js'
 import { Caller, FramePacer, windowJitter, type CallerTimeline } from './voice/caller.js'
 import { capacityFrom, rssPerSessionMb, summarize } from './voice/metrics.js'
+import { ENGINE_NODE_FLAGS } from './lib/engine-flags.js'
 import type { CapacityStep, LatencyTarget, VoiceBenchResult } from './voice/result.js'
 import type { BargeInTimeline, ReplyTimeline } from './voice/timeline.js'
 import { callerScript, type CallerScript, type Lang, type Line } from './voice/utterances.js'
@@ -82,7 +83,7 @@ async function startEngineChild(core: number | null, dataDir: string): Promise<E
   // BENCH_ENGINE_FLAGS="--trace-gc …": extra node/V8 flags for the engine (its stdout is engine.log in the data dir).
   prof.push(...(process.env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean))
   const child: ChildProcess = fork(libScript('engine-server.ts'), [], {
-    ...(pinned ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, '--import', 'tsx', ...prof] } : { execArgv: ['--import', 'tsx', ...prof] }),
+    ...(pinned ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, ...ENGINE_NODE_FLAGS, '--import', 'tsx', ...prof] } : { execArgv: [...ENGINE_NODE_FLAGS, '--import', 'tsx', ...prof] }),
     env: {
       ...process.env,
       OZAN_DATA_DIR: dataDir, OZAN_HOST: '127.0.0.1', OZAN_PORT: '0', OZAN_ENGINE_HOST: '127.0.0.1', OZAN_ENGINE_PORT: '0',

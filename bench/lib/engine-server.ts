@@ -61,6 +61,10 @@ function watchStalls(): void {
     if (now - last > 20) process.stdout.write(`stall ${Math.round(last)} +${Math.round(now - last - 5)} ms\n`)
     last = now
   }, 5).unref()
+  setInterval(() => {
+    const m = process.memoryUsage()
+    process.stdout.write(`mem ${Math.round(performance.now())} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)} MB external ${(m.external / 2 ** 20).toFixed(0)} MB array buffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)} MB\n`)
+  }, 5000).unref()
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) if (e.duration > 3) process.stdout.write(`gc ${Math.round(e.startTime)} ${e.duration.toFixed(1)} ms kind ${(e as { detail?: { kind?: number } }).detail?.kind}\n`)
   }).observe({ entryTypes: ['gc'] })
