@@ -9,6 +9,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { Config, Logger } from '../../core/index.js'
 import type { OpenAiAccess } from '../credentials/openai-access.js'
 import { retryAfter } from '../../engine/pipeline/providers/llm/errors.js'
+import { PROVIDER_FETCH_OPTIONS } from '../../engine/pipeline/providers/client-checks.js'
 
 export interface Embedder {
   /** Stored with each vector: vectors of different models are never compared. */
@@ -64,7 +65,7 @@ export class OpenAiEmbedder implements Embedder {
     this.client = new OpenAI({
       apiKey: o.apiKey, baseURL: o.baseURL, organization: o.organization ?? null, maxRetries: 0, timeout: o.timeoutMs,
       // Nothing from the process environment: the caller decides every setting.
-      project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off',
+      project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
     })
   }
 

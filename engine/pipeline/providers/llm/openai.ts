@@ -5,7 +5,7 @@
  * Retries are ours, not the SDK's (maxRetries: 0): only before anything was yielded, because a
  * retry after the first words would make the caller hear them twice.
  */
-import { baseUrlHost, requireApiKey } from '../client-checks.js'
+import { baseUrlHost, PROVIDER_FETCH_OPTIONS, requireApiKey } from '../client-checks.js'
 import OpenAI from 'openai'
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { LlmChunk, LlmClient, LlmRequest } from '../../../graph-runtime/index.js'
@@ -78,7 +78,7 @@ export class OpenAiLlm implements LlmClient {
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
-      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off',
+      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
     })
   }
 

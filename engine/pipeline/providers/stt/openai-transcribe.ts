@@ -4,7 +4,7 @@
  * the audio of one utterance, cut by the VAD (endUtterance), is sent as a WAV and answered with
  * one final. Segments are transcribed one at a time, so finals arrive in the order spoken.
  */
-import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js'
+import { baseUrlHost, PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } from '../client-checks.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
 import { SttEventQueue } from './event-queue.js'
@@ -56,7 +56,7 @@ export class OpenAiTranscribeStt implements SttProvider {
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
-      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off',
+      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
     })
   }
 

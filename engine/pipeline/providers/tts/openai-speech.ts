@@ -4,7 +4,7 @@
  * default because it is raw 24 kHz PCM16 mono that streams with no decoder; `wav` suits servers
  * without `pcm`. The SDK does no retries (maxRetries: 0): the caller fails over instead.
  */
-import { requireApiKey, requirePositive } from '../client-checks.js'
+import { PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } from '../client-checks.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder, wavDecoder } from './pcm-stream.js'
@@ -54,7 +54,7 @@ export class OpenAiSpeechTts implements TtsProvider {
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
-      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off',
+      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
     })
   }
 
