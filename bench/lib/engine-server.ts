@@ -6,9 +6,8 @@
  * a `sample`: event-loop delay p99 since the previous sample, and RSS.
  */
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks'
-import { createLogger, loadConfig, loadSecrets, systemClock } from '../../core/index.js'
-import { createApp, listen, startEngine } from '../../api/index.js'
-import { migrate, openDatabase } from '../../db/index.js'
+import { startEngine } from '../../api/index.js'
+import { startBenchApp } from './app.js'
 import { serveParent } from './ipc.js'
 
 export type EngineToChild = { type: 'sample' }
@@ -20,12 +19,7 @@ export type EngineFromChild =
 /** The histogram's timer resolution (ms): finer costs the engine more wake-ups. */
 const LAG_RESOLUTION_MS = 10
 
-const config = loadConfig()
-const logger = createLogger(config.logLevel)
-const db = openDatabase(config.databaseFile)
-migrate(db)
-const app = createApp({ db, config, secrets: loadSecrets(config), logger, clock: systemClock })
-const server = await listen(app, config.host, config.port, logger)
+const { config, logger, app, server, close } = await startBenchApp()
 const engine = await startEngine({ services: app.services, config, logger })
 
 // BENCH_ENGINE_STALLS=1: every loop stall over 15 ms and every GC pause over 3 ms goes to stdout
@@ -48,10 +42,7 @@ send({ type: 'engine_ready', apiPort: server.port, enginePort: engine.port, tran
 serveParent(async () => {
   lag.disable()
   await engine.close()
-  await server.close(1000)
-  await app.close()
-  db.close()
-  logger.flush()
+  await close()
 })
 
 function watchStalls(): void {
