@@ -50,11 +50,13 @@ const PLAN_BASE = quick
   : { turnsPerLang: 30, interruptEvery: 5, backchannelEvery: 3, pauseMs: 500, steps: [10, 25, 50, 75, 100, 125, 150, 200, 250], warmupMs: 6000, windowMs: 10_000 }
 /** `--warmup-ms=` / `--window-ms=` replace how long each capacity step settles and is measured. */
 const msArg = (name: string) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)) || undefined
+const warmupArg = msArg('warmup-ms')
+const windowArg = msArg('window-ms')
 const PLAN = {
   ...PLAN_BASE,
   ...(stepsArg && { steps: stepsArg.split(',').map(Number).filter((n) => n > 0) }),
-  ...(msArg('warmup-ms') && { warmupMs: msArg('warmup-ms')! }),
-  ...(msArg('window-ms') && { windowMs: msArg('window-ms')! }),
+  ...(warmupArg && { warmupMs: warmupArg }),
+  ...(windowArg && { windowMs: windowArg }),
 }
 
 // ── the engine's process ─────────────────────────────────────────────────────────────────────────
@@ -81,9 +83,9 @@ async function startEngineChild(core: number | null, dataDir: string): Promise<E
   // BENCH_ENGINE_CPU_PROF=<dir>: the engine writes a .cpuprofile there when it stops.
   const prof = process.env.BENCH_ENGINE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_ENGINE_CPU_PROF}`] : []
   // BENCH_ENGINE_FLAGS="--trace-gc …": extra node/V8 flags for the engine (its stdout is engine.log in the data dir).
-  prof.push(...(process.env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean))
+  const extra = [...prof, ...(process.env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean)]
   const child: ChildProcess = fork(libScript('engine-server.ts'), [], {
-    ...(pinned ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, ...ENGINE_NODE_FLAGS, '--import', 'tsx', ...prof] } : { execArgv: [...ENGINE_NODE_FLAGS, '--import', 'tsx', ...prof] }),
+    ...(pinned ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, ...ENGINE_NODE_FLAGS, '--import', 'tsx', ...extra] } : { execArgv: [...ENGINE_NODE_FLAGS, '--import', 'tsx', ...extra] }),
     env: {
       ...process.env,
       OZAN_DATA_DIR: dataDir, OZAN_HOST: '127.0.0.1', OZAN_PORT: '0', OZAN_ENGINE_HOST: '127.0.0.1', OZAN_ENGINE_PORT: '0',

@@ -106,10 +106,7 @@ class Batcher {
     return new Promise((resolve, reject) => {
       this.pending.push({ input, state, resolve, reject })
       this.measure()
-      if (this.running) return
-      if (this.pending.length >= this.target) return this.schedule('immediate')
-      // The first window of a batch under load: wait for the ones the rate says are coming.
-      if (this.scheduled === null) this.schedule('timer')
+      this.plan()
     })
   }
 
@@ -124,14 +121,19 @@ class Batcher {
     this.countedSince = now
   }
 
-  private schedule(how: 'immediate' | 'timer'): void {
-    if (this.scheduled === 'immediate') return
-    if (this.scheduled !== null) clearTimeout(this.scheduled)
-    // 'immediate': after this I/O turn, so windows of other sockets read in the same turn join.
-    this.scheduled =
-      how === 'immediate'
-        ? (setImmediate(() => this.fire()), 'immediate')
-        : setTimeout(() => this.fire(), MAX_GATHER_MS)
+  /**
+   * When the next run starts: a full batch after this I/O turn (windows of other sockets read in
+   * the same turn still join); a partial one when MAX_GATHER_MS has passed since its first window.
+   */
+  private plan(): void {
+    if (this.running || this.pending.length === 0 || this.scheduled === 'immediate') return
+    if (this.pending.length >= this.target) {
+      if (this.scheduled !== null) clearTimeout(this.scheduled)
+      setImmediate(() => this.fire())
+      this.scheduled = 'immediate'
+    } else if (this.scheduled === null) {
+      this.scheduled = setTimeout(() => this.fire(), MAX_GATHER_MS)
+    }
   }
 
   private fire(): void {
@@ -152,9 +154,8 @@ class Batcher {
       for (const j of jobs) j.reject(err)
     } finally {
       this.running = false
-      // What gathered during the run goes now if it is a full batch, else it waits as usual.
-      if (this.pending.length >= this.target) this.schedule('immediate')
-      else if (this.pending.length && this.scheduled === null) this.schedule('timer')
+      // What gathered during the run goes as any batch does.
+      this.plan()
     }
   }
 
