@@ -1,7 +1,7 @@
 import Koa, { type Context } from 'koa'
 import Router from '@koa/router'
 import { InProcessBus, type Clock, type Config, type EventBus, type Logger, type Secrets } from '../core/index.js'
-import { createRepos, type Db, type Repos } from '../db/index.js'
+import { createRepos, tenancyVersions, type Db, type Repos } from '../db/index.js'
 import { apiKeyRoutes } from './api-keys/routes.js'
 import { ApiKeyService } from './api-keys/service.js'
 import { Auditor } from './audit/auditor.js'
@@ -49,6 +49,7 @@ import { allowList, type ResolveHost } from './security/ssrf.js'
 import { workflowRoutes } from './workflows/routes.js'
 import { WorkflowService } from './workflows/service.js'
 import { AccessTokens } from './security/access-tokens.js'
+import { AuthCache } from './security/auth-cache.js'
 import { Authenticator } from './security/authenticate.js'
 import { MemoryRateLimitStore, type RateLimitStore } from './security/rate-limit.js'
 
@@ -71,6 +72,8 @@ export interface AppDeps {
 
 export interface Services {
   repos: Repos
+  /** Keys, memberships, environments and /me views, current by construction (see AuthCache). */
+  authCache: AuthCache
   bus: EventBus
   auditor: Auditor
   accounts: AccountService
@@ -106,11 +109,12 @@ export interface App {
 function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTokens): Services {
   const { db, config, logger, clock } = deps
   const repos = createRepos(db)
+  const authCache = new AuthCache(repos, tenancyVersions(db))
   const bus = deps.bus ?? new InProcessBus((err, event) => logger.error({ err, event: event.type }, 'event listener failed'))
   const auditor = new Auditor(repos, clock)
   const mailer = new Mailer(repos, { smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl: config.publicUrl }, clock, logger)
   const accounts = new AccountService({
-    repos, tokens, mailer, limiter, clock, logger, auditor,
+    repos, authCache, tokens, mailer, limiter, clock, logger, auditor,
     settings: {
       refreshTokenTtlS: config.refreshTokenTtlS,
       verifyTokenTtlS: config.verifyTokenTtlS,
@@ -151,6 +155,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     webCalls,
     calls: new CallService({ sessions, webCalls, clock, repos }),
     repos,
+    authCache,
     bus,
     auditor,
     accounts,
@@ -210,7 +215,7 @@ export function createApp(deps: AppDeps): App {
     ctx.body = DOCS_HTML
   })
   mountRoutes(router, routes, {
-    authenticator: new Authenticator(repos, tokens, clock),
+    authenticator: new Authenticator(repos, services.authCache, tokens, clock),
     auditor: services.auditor,
     limiter,
     rateLimits: config.rateLimit,

@@ -39,6 +39,7 @@ export type { CallRow, CallFilter } from './repos/calls.js'
 export type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, NewKnowledgeChunk, KnowledgeSearchRow } from './repos/knowledge.js'
 export type { WebhookEndpointRow, WebhookDeliveryRow, WebhookAttemptRow, WebhookDeliveryStatus, AttemptResult } from './repos/webhooks.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
+export { tenancyVersions, TenancyVersions, type VersionStamp } from './tenancy-versions.js'
 
 export interface Repos {
   users: UsersRepo

@@ -8,6 +8,7 @@ import type { Mailer } from '../mail/mailer.js'
 import { BUILTIN_ROLE_IDS } from '../rbac/index.js'
 import type { AccessTokens } from '../security/access-tokens.js'
 import { hashPassword, verifyPassword } from '../security/passwords.js'
+import type { AuthCache } from '../security/auth-cache.js'
 import type { Principal } from '../security/principal.js'
 import { randomToken, sha256Hex } from '../security/random.js'
 import type { BucketRule, RateLimitStore } from '../security/rate-limit.js'
@@ -23,6 +24,7 @@ export interface AccountSettings {
 
 export interface AccountDeps {
   repos: Repos
+  authCache: AuthCache
   tokens: AccessTokens
   mailer: Mailer
   limiter: RateLimitStore
@@ -224,20 +226,18 @@ export class AccountService {
   }
 
   private userResponse(userId: string, organizationId: string, method: 'session' | 'api_key'): UserResponseT {
-    const { repos } = this.d
-    const user = repos.users.get(userId)
-    const org = repos.organizations.get(organizationId)
-    if (!user || !org) throw new ApiError('authentication_required')
-    const membership = repos.organizations.membership(organizationId, userId)
+    const view = this.d.authCache.account(organizationId, userId)
+    if (!view) throw new ApiError('authentication_required')
+    const { user, organization, roleKey } = view
     return {
       id: user.id,
       email: user.email,
       name: user.name,
       locale: user.locale === 'tr' ? 'tr' : 'en',
-      email_verified: user.email_verified_at !== null,
-      created_at: iso(user.created_at),
-      organization: { id: org.id, name: org.name },
-      role: membership?.role_key ?? null,
+      email_verified: user.emailVerifiedAt !== null,
+      created_at: iso(user.createdAt),
+      organization: { id: organization.id, name: organization.name },
+      role: roleKey,
       auth_method: method,
     }
   }

@@ -1,33 +1,32 @@
 import type { Clock } from '../../core/index.js'
-import type { MembershipRow, Repos } from '../../db/index.js'
+import type { Repos } from '../../db/index.js'
 import { ApiError } from '../http/errors.js'
 import type { AuthMode } from '../http/route.js'
-import { permissionsOfScopes, rolePermissions, type Permission, type Scope } from '../rbac/index.js'
 import type { AccessTokens } from './access-tokens.js'
 import { looksLikeApiKey, parseApiKey } from './api-key-format.js'
-import { resolveEnvironment } from './environment.js'
+import { memberPermissions, type AuthCache } from './auth-cache.js'
 import type { Principal } from './principal.js'
 import { sameDigest, sha256Hex } from './random.js'
 
 const LAST_USED_INTERVAL_MS = 60_000
 const TOUCHED_MAX = 50_000
 
-/** A member's permissions, evaluated now. */
-export function memberPermissions(m: MembershipRow): ReadonlySet<Permission> {
-  return rolePermissions({ builtin: m.role_builtin, key: m.role_key, permissions: m.role_permissions })
-}
-
 type Identity = Omit<Principal, 'environmentId' | 'environment' | 'projectId'>
 
 const unauthenticated = (why?: string) => new ApiError('authentication_required', why)
 
-/** Resolves the caller of a request from `Authorization: Bearer` or `X-API-Key`. */
+/**
+ * Resolves the caller of a request from `Authorization: Bearer` or `X-API-Key`. Keys, memberships
+ * and environments come through the AuthCache (no SQL when nothing changed); the secret, the
+ * key's expiry and the session row are checked on every request.
+ */
 export class Authenticator {
   // Last time each key's last_used_at was written, so busy keys cost one write a minute.
   private readonly touched = new Map<string, number>()
 
   constructor(
-    private readonly repos: Repos,
+    private readonly repos: Pick<Repos, 'apiKeys' | 'authSessions'>,
+    private readonly cache: AuthCache,
     private readonly tokens: AccessTokens,
     private readonly clock: Clock,
   ) {}
@@ -43,24 +42,27 @@ export class Authenticator {
       const m = /^Bearer +(\S+)\s*$/i.exec(authorization)
       if (!m) throw unauthenticated('The Authorization header must be "Bearer <token>".')
       if (looksLikeApiKey(m[1]!)) throw unauthenticated('An API key goes in the X-API-Key header, not in Authorization.')
-      who = await this.bySession(m[1]!)
+      const claims = await this.tokens.verify(m[1]!)
+      if (!claims) throw unauthenticated('The access token is invalid or expired.')
+      // After the await: what another process committed meanwhile must be seen.
+      this.cache.sync()
+      who = this.bySession(claims)
     } else if (apiKey !== undefined) {
+      this.cache.sync()
       who = this.byApiKey(apiKey)
       if (mode === 'S') throw new ApiError('user_session_required')
     } else {
       throw unauthenticated()
     }
-    const env = resolveEnvironment(this.repos, who.organizationId, environmentHeader)
+    const env = this.cache.environment(who.organizationId, environmentHeader)
     return { ...who, environmentId: env.id, environment: env.slug, projectId: env.project_id }
   }
 
-  private async bySession(token: string): Promise<Identity> {
-    const claims = await this.tokens.verify(token)
-    if (!claims) throw unauthenticated('The access token is invalid or expired.')
+  private bySession(claims: { sessionId: string; userId: string; organizationId: string }): Identity {
     const session = this.repos.authSessions.get(claims.sessionId)
     if (!session || session.revoked_at !== null || session.expires_at <= this.clock.now() || session.user_id !== claims.userId)
       throw unauthenticated('The session has ended; sign in again.')
-    const membership = this.repos.organizations.membership(claims.organizationId, claims.userId)
+    const membership = this.cache.membership(claims.organizationId, claims.userId)
     if (!membership) throw unauthenticated('You are no longer a member of this organization.')
     return {
       kind: 'user',
@@ -72,21 +74,14 @@ export class Authenticator {
     }
   }
 
-  private byApiKey(key: string): Identity {
-    const parsed = parseApiKey(key.trim())
-    const row = parsed && this.repos.apiKeys.findByLookup(parsed.lookup)
-    if (!row || !sameDigest(row.secret_hash, sha256Hex(key.trim()))) throw unauthenticated('The API key is not valid.')
+  private byApiKey(presented: string): Identity {
+    const key = presented.trim()
+    const parsed = parseApiKey(key)
+    const row = parsed && this.cache.apiKey(parsed.lookup)
+    if (!row || !sameDigest(row.secretHash, sha256Hex(key))) throw unauthenticated('The API key is not valid.')
     const now = this.clock.now()
-    if (row.expires_at !== null && row.expires_at <= now) throw unauthenticated('The API key has expired.')
-    let permissions: ReadonlySet<Permission>
-    if (row.scopes === null) {
-      // An unscoped key acts with its creator's permissions as they are now.
-      const membership = this.repos.organizations.membership(row.organization_id, row.created_by)
-      if (!membership) throw unauthenticated("The API key's creator is no longer a member of the organization.")
-      permissions = memberPermissions(membership)
-    } else {
-      permissions = permissionsOfScopes(JSON.parse(row.scopes) as Scope[])
-    }
+    if (row.expiresAt !== null && row.expiresAt <= now) throw unauthenticated('The API key has expired.')
+    if (row.permissions === null) throw unauthenticated("The API key's creator is no longer a member of the organization.")
     if ((this.touched.get(row.id) ?? -Infinity) <= now - LAST_USED_INTERVAL_MS) {
       // Forgetting costs at most one extra write per key, so a full map is simply emptied.
       if (this.touched.size >= TOUCHED_MAX) this.touched.clear()
@@ -95,11 +90,11 @@ export class Authenticator {
     }
     return {
       kind: 'api_key',
-      userId: row.created_by,
-      organizationId: row.organization_id,
+      userId: row.createdBy,
+      organizationId: row.organizationId,
       sessionId: null,
       apiKeyId: row.id,
-      permissions,
+      permissions: row.permissions,
     }
   }
 }
