@@ -54,6 +54,8 @@ export interface Config {
   engineHost: string
   enginePort: number
   engineSocket: 'auto' | 'uws' | 'ws'
+  /** Silero skips windows quieter than this (dBFS); null: every window runs (engine/vad/silero.ts). */
+  vadSilenceGateDbfs: number | null
   /** The ws(s):// base browsers reach the engine at; null: ws://localhost:<bound port>. */
   enginePublicUrl: string | null
   /** Lifetime of a web-call token (1 … 300 s). */
@@ -139,6 +141,7 @@ const VARIABLES = {
   OZAN_ENGINE_PORT: [int(0, 65535), '8081'],
   OZAN_ENGINE_SOCKET: [z.enum(['auto', 'uws', 'ws']), 'auto'],
   OZAN_ENGINE_PUBLIC_URL: [z.url({ protocol: /^wss?$/ }).optional(), undefined],
+  OZAN_VAD_SILENCE_GATE_DBFS: [z.union([z.literal('off'), z.coerce.number().int().min(-120).max(-20)]), '-70'],
   OZAN_WEB_CALL_TOKEN_TTL_S: [int(1, 300), '300'],
   OZAN_MAX_LIVE_CALLS_PER_ORG: [int(1, 100_000), '10'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
@@ -217,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineHost: v.OZAN_ENGINE_HOST ?? v.OZAN_HOST,
     enginePort: v.OZAN_ENGINE_PORT,
     engineSocket: v.OZAN_ENGINE_SOCKET,
+    vadSilenceGateDbfs: v.OZAN_VAD_SILENCE_GATE_DBFS === 'off' ? null : v.OZAN_VAD_SILENCE_GATE_DBFS,
     enginePublicUrl: v.OZAN_ENGINE_PUBLIC_URL?.replace(/\/$/, '') ?? null,
     webCallTokenTtlS: v.OZAN_WEB_CALL_TOKEN_TTL_S,
     maxLiveCallsPerOrg: v.OZAN_MAX_LIVE_CALLS_PER_ORG,

@@ -10,7 +10,7 @@ import { CallSession } from '../../engine/pipeline/call/index.js'
 import { TtsCache } from '../../engine/pipeline/providers/tts/cache.js'
 import { CloseCode, MAX_PAYLOAD_BYTES, createSocketServer, createWebCallGate, events, type SocketKind, type WebCall } from '../../engine/server/index.js'
 import { SilenceStrategy, TextAdaptiveStrategy, type TurnStrategy } from '../../engine/turn-taking/index.js'
-import { loadVad } from '../../engine/vad/index.js'
+import { loadVad, SileroModel } from '../../engine/vad/index.js'
 import type { Services } from '../app.js'
 import { ApiError } from '../http/errors.js'
 import { WEB_CALL_PATH } from './service.js'
@@ -26,6 +26,8 @@ export interface Engine {
   port: number
   kind: SocketKind
   fallbackReason: string | undefined
+  /** The VAD's counters since start (Silero only): windows run, model runs, windows its silence gate skipped. */
+  vadStats(): { windows: number; runs: number; gated: number } | null
   /** Live calls end with server_shutdown (recorded), sockets close with 1001, the port is released. */
   close(): Promise<void>
 }
@@ -41,7 +43,7 @@ export interface EngineOptions {
 
 export async function startEngine(o: EngineOptions): Promise<Engine> {
   const { services, config, logger } = o
-  const vad = await loadVad({ logger })
+  const vad = await loadVad({ logger, silenceGateDbfs: config.vadSilenceGateDbfs })
   const ttsCache = new TtsCache()
   const live = new Map<string, { session: CallSession; recorder: SessionCallRecorder; channel: WebCall['channel'] }>()
 
@@ -125,6 +127,7 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
     port,
     kind: server.kind,
     fallbackReason: server.fallbackReason,
+    vadStats: () => (vad instanceof SileroModel ? vad.stats : null),
     close() {
       closing ??= (async () => {
         const pending = [...live.values()]

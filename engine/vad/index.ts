@@ -3,7 +3,7 @@ import { defaultModelPath, SileroModel } from './silero.js'
 import type { VadModel } from './types.js'
 
 export { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadModel, type VadStream } from './types.js'
-export { SileroModel, defaultModelPath } from './silero.js'
+export { SileroModel, defaultModelPath, DEFAULT_SILENCE_GATE_DBFS } from './silero.js'
 export { EnergyVad, EnergyVadModel, DEFAULT_ENERGY_VAD, type EnergyVadOptions } from './energy.js'
 export {
   SpeechDetector,
@@ -21,6 +21,8 @@ export interface VadLogger {
 
 export interface LoadVadOptions {
   modelPath?: string
+  /** Silero's silence gate in dBFS; null runs the model on every window (silero.ts says why). */
+  silenceGateDbfs?: number | null
   logger?: VadLogger
   energy?: Partial<EnergyVadOptions>
 }
@@ -30,7 +32,7 @@ export async function loadVad(options: LoadVadOptions = {}): Promise<VadModel> {
   let modelPath = options.modelPath
   try {
     modelPath ??= defaultModelPath()
-    return await SileroModel.load(modelPath)
+    return await SileroModel.load(modelPath, options.silenceGateDbfs === undefined ? {} : { silenceGateDbfs: options.silenceGateDbfs })
   } catch (err) {
     options.logger?.warn(
       { err: err instanceof Error ? err.message : String(err), modelPath },

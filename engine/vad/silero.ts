@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import { SAMPLE_RATE } from '../audio/format.js'
-import { assertWindow, type VadModel, type VadStream } from './types.js'
+import { assertWindow, VAD_WINDOW_SAMPLES, type VadModel, type VadStream } from './types.js'
 
 /**
  * The tail of the previous window prepended to each one, as silero-vad's own OnnxWrapper does
@@ -13,6 +13,20 @@ import { assertWindow, type VadModel, type VadStream } from './types.js'
  */
 const CONTEXT_SAMPLES = 64
 const STATE_SIZE = 2 * 1 * 128
+
+/**
+ * Windows quieter than this (RMS, dBFS) skip the model: probability 0, and the next audible window
+ * starts from a fresh state, as a stream does after silence. Speech is 40–60 dB louder; a browser
+ * microphone with noise suppression in a quiet room, or a phone line's idle noise, sits below it,
+ * so most of a call's silence (the caller listening) costs no inference. `null` runs every window.
+ * Measured (test/engine/vad/silero.test.ts): espeak-ng en/tr edges are unchanged by the gate.
+ */
+export const DEFAULT_SILENCE_GATE_DBFS = -70
+
+export interface SileroOptions {
+  /** See DEFAULT_SILENCE_GATE_DBFS; null turns the gate off. */
+  silenceGateDbfs?: number | null
+}
 
 /** silero_vad_v5.onnx as shipped by @ricky0123/vad-web (ISC licence, model MIT from snakers4). */
 export function defaultModelPath(): string {
@@ -40,27 +54,38 @@ export class SileroModel implements VadModel {
   readonly kind = 'silero'
   private readonly batcher: Batcher
 
-  private constructor(private readonly session: ort.InferenceSession) {
+  /** Sum of squares (of int16 samples) per window below which a window is gated; -1 = never. */
+  private readonly gateEnergy: number
+
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    options: SileroOptions,
+  ) {
     this.batcher = new Batcher(session)
+    const dbfs = options.silenceGateDbfs === undefined ? DEFAULT_SILENCE_GATE_DBFS : options.silenceGateDbfs
+    if (dbfs !== null && !(dbfs <= 0)) throw new RangeError(`the silence gate is a level in dBFS (≤ 0), got ${dbfs}`)
+    this.gateEnergy = dbfs === null ? -1 : (32768 * 10 ** (dbfs / 20)) ** 2 * VAD_WINDOW_SAMPLES
   }
 
-  static async load(path = defaultModelPath()): Promise<SileroModel> {
+  static async load(path = defaultModelPath(), options: SileroOptions = {}): Promise<SileroModel> {
     // One thread each: sessions are many and small, so parallelism comes from running many
     // streams, not from splitting a 512-sample window across cores.
     const session = await ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1 })
     for (const name of ['input', 'state', 'sr']) {
       if (!session.inputNames.includes(name)) throw new Error(`${path} is not a Silero v5 model (no input "${name}")`)
     }
-    return new SileroModel(session)
+    return new SileroModel(session, options)
   }
 
   stream(): VadStream {
-    return new SileroStream(this.batcher)
+    return new SileroStream(this.batcher, this.gateEnergy, this.gateCounter)
   }
 
-  /** Windows inferred and model runs so far (windows / runs = the mean batch). */
-  get stats(): { windows: number; runs: number } {
-    return { windows: this.batcher.windows, runs: this.batcher.runs }
+  private readonly gateCounter = { gated: 0 }
+
+  /** Windows inferred, model runs (windows / runs = the mean batch) and windows the gate skipped. */
+  get stats(): { windows: number; runs: number; gated: number } {
+    return { windows: this.batcher.windows, runs: this.batcher.runs, gated: this.gateCounter.gated }
   }
 
   release(): Promise<void> {
@@ -196,16 +221,33 @@ class SileroStream implements VadStream {
   /** Bumped by reset() so a run already in flight cannot write back the old state. */
   private generation = 0
 
-  constructor(private readonly batcher: Batcher) {}
+  constructor(
+    private readonly batcher: Batcher,
+    private readonly gateEnergy: number,
+    private readonly counter: { gated: number },
+  ) {}
 
   process(window: Int16Array): Promise<number> {
     assertWindow(window)
     const input = new Float32Array(CONTEXT_SAMPLES + window.length)
-    for (let i = 0; i < window.length; i++) input[CONTEXT_SAMPLES + i] = window[i]! / 32768
+    let energy = 0
+    for (let i = 0; i < window.length; i++) {
+      const x = window[i]!
+      energy += x * x
+      input[CONTEXT_SAMPLES + i] = x / 32768
+    }
     // Runs are queued so each sees the state and context its predecessor left.
-    const result = this.queue.then(() => this.infer(input))
+    const result = this.queue.then(() => (energy < this.gateEnergy ? this.gate(input) : this.infer(input)))
     this.queue = result.catch(() => undefined)
     return result
+  }
+
+  /** A silent window: no run; the next audible one starts fresh but keeps this one's tail as context. */
+  private gate(input: Float32Array): number {
+    this.counter.gated++
+    this.state.fill(0)
+    this.context = input.slice(input.length - CONTEXT_SAMPLES)
+    return 0
   }
 
   reset(): void {

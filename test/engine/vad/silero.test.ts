@@ -118,6 +118,41 @@ t.test('reset gives a stream a fresh state', { skip }, async (t) => {
   t.same(await probabilities(stream, pcm), first)
 })
 
+t.test('the silence gate: quiet windows skip the model, the edges are the same as without it', { skip }, async (t) => {
+  const ungated = await SileroModel.load(undefined, { silenceGateDbfs: null })
+  t.teardown(() => ungated.release())
+  const en = await speak('Hello, how can I help you today?', 'en')
+  const tr = await speak('Merhaba, size nasıl yardımcı olabilirim?', 'tr')
+  const { pcm, speech } = timeline(700, en, 900, tr, 600)
+  const before = model.stats
+  const gatedEvents = await detect(model.stream(), pcm)
+  const gated = model.stats.gated - before.gated
+  const ran = model.stats.windows - before.windows
+  t.ok(gated > 0 && ran > 0, `digital silence was gated (${gated} windows), speech ran (${ran})`)
+  t.equal(gated + ran, Math.floor(pcm.length / VAD_WINDOW_SAMPLES), 'every window either ran or was gated')
+  const plain = await detect(ungated.stream(), pcm)
+  assertBoundaries(t, gatedEvents, speech)
+  assertBoundaries(t, plain, speech)
+  for (const [i, e] of gatedEvents.entries()) {
+    const diff = Math.abs(e.at - plain[i]!.at)
+    t.ok(diff <= 32, `${e.type} ${i}: ${e.at} ms gated, ${plain[i]!.at} ms ungated`)
+  }
+  t.equal(ungated.stats.gated, 0, 'null turns the gate off')
+})
+
+t.test('the gate spares only what is below its level', async (t) => {
+  const before = model.stats
+  const stream = model.stream()
+  for (const levelDb of [-90, -75]) await probabilities(stream, whiteNoise(640, levelDb, 5))
+  const quiet = model.stats.gated - before.gated
+  t.equal(quiet, 2 * Math.floor((640 * 16) / VAD_WINDOW_SAMPLES), 'noise under -70 dBFS is gated')
+  const mid = model.stats
+  await probabilities(stream, whiteNoise(640, -60, 5))
+  t.equal(model.stats.gated, mid.gated, 'noise at -60 dBFS runs the model')
+  t.ok(model.stats.windows > mid.windows)
+  await t.rejects(SileroModel.load(undefined, { silenceGateDbfs: 3 }), RangeError)
+})
+
 t.test('a window of the wrong size is refused', async (t) => {
   await t.rejects(async () => model.stream().process(new Int16Array(320)), RangeError)
 })
