@@ -51,6 +51,10 @@ const PLAN_BASE = quick
 /** `--warmup-ms=` / `--window-ms=` replace how long each capacity step settles and is measured. */
 const msArg = (name: string) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)) || undefined
 const warmupArg = msArg('warmup-ms')
+/** `--room-dbfs=-50` (a noisy room) or `off` (digital silence): the callers' noise floor (FramePacer). */
+const roomArg = process.argv.find((a) => a.startsWith('--room-dbfs='))?.slice('--room-dbfs='.length)
+const ROOM_DBFS = roomArg === undefined ? -80 : roomArg === 'off' ? null : Number(roomArg)
+if (ROOM_DBFS !== null && !(ROOM_DBFS < 0)) throw new Error(`--room-dbfs must be a negative level or off, got ${roomArg}`)
 const windowArg = msArg('window-ms')
 const PLAN = {
   ...PLAN_BASE,
@@ -376,10 +380,16 @@ async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line
       const frames = jitter.length
       const benchP99 = Math.max(0, benchLag.percentile(99) / 1e6 - 10)
       const benchMax = Math.max(0, benchLag.max / 1e6 - 10)
-      const step: CapacityStep = { sessions: n, jitter_p99_ms: round(p99(jitter)), loop_lag_p99_ms: round(s.lagP99Ms), rss_mb: round(s.rssMb), ok: false }
+      const vad = s.vad && s0.vad ? { windows: s.vad.windows - s0.vad.windows, runs: s.vad.runs - s0.vad.runs, gated: s.vad.gated - s0.vad.gated } : null
+      const cpuPct = Math.round(((s.cpuMs - s0.cpuMs) / (to - from)) * 100)
+      const step: CapacityStep = {
+        sessions: n, jitter_p99_ms: round(p99(jitter)), loop_lag_p99_ms: round(s.lagP99Ms), rss_mb: round(s.rssMb), engine_cpu_pct: cpuPct,
+        vad_gated_pct: vad ? Math.round((100 * vad.gated) / Math.max(1, vad.gated + vad.windows)) : null, ok: false,
+      }
       step.ok = live.length === n && frames > 0 && step.jitter_p99_ms < JITTER_LIMIT_MS && step.loop_lag_p99_ms < LAG_LIMIT_MS
       steps.push(step)
-      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames, engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${Math.round(((s.cpuMs - s0.cpuMs) / (to - from)) * 100)}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms → ${step.ok ? 'ok' : 'FAIL'}`)
+      const vadNote = vad ? `, vad ${vad.windows} windows in ${vad.runs} runs + ${vad.gated} gated` : ''
+      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames, engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${step.ok ? 'ok' : 'FAIL'}`)
       if (benchP99 >= LAG_LIMIT_MS / 2) log(`warning: the bench process itself lags (p99 ${round(benchP99)} ms): jitter at ${n} sessions is partly the callers', not the engine's`)
       if (!step.ok) break
     }
@@ -410,7 +420,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-voice-bench-'))
   const engine = await startEngineChild(engineCore, dataDir)
   log(`engine up (${engine.transport}) on core ${engineCore ?? 'any'} in ${Math.round(performance.now() - started)} ms`)
-  const pacer = new FramePacer()
+  const pacer = new FramePacer(ROOM_DBFS)
   const langs: Lang[] = ['en', 'tr']
   const providers: Providers[] = []
   let ok = false
@@ -442,7 +452,7 @@ async function main(): Promise<void> {
       machine: { cpus, cpu_model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}` },
       config: {
         end_of_turn_wait_ms: END_OF_TURN_WAIT_MS, preemptive: true, stt_final: STT_FINAL, llm_first_token: LLM_FIRST_TOKEN,
-        llm_tokens_per_s: LLM_TOKENS_PER_S, tts_first_byte: TTS_FIRST_BYTE, languages: langs,
+        llm_tokens_per_s: LLM_TOKENS_PER_S, tts_first_byte: TTS_FIRST_BYTE, languages: langs, room_dbfs: ROOM_DBFS,
       },
       latency,
       barge_in,
@@ -461,7 +471,7 @@ async function main(): Promise<void> {
     await engine.stop()
     await Promise.all(providers.map((p) => p.close()))
     // A failed run keeps the engine's log (engine.log) for a look.
-    if (ok && !process.env.BENCH_ENGINE_FLAGS) fs.rmSync(dataDir, { recursive: true, force: true })
+    if (ok && !process.env.BENCH_ENGINE_FLAGS && !process.env.BENCH_ENGINE_STALLS) fs.rmSync(dataDir, { recursive: true, force: true })
     else log(`engine data and log kept in ${dataDir}${ok ? '' : `; engine stderr:\n${engine.stderr().slice(-3000)}`}`)
   }
 }

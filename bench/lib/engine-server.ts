@@ -14,7 +14,7 @@ export type EngineToChild = { type: 'sample' }
 export type EngineFromChild =
   | { type: 'engine_ready'; apiPort: number; enginePort: number; transport: string }
   /** Loop delay over the window since the last sample (ms), RSS and CPU time used so far. */
-  | { type: 'sample'; lagP99Ms: number; lagMaxMs: number; rssMb: number; cpuMs: number }
+  | { type: 'sample'; lagP99Ms: number; lagMaxMs: number; rssMb: number; cpuMs: number; vad: { windows: number; runs: number; gated: number } | null }
 
 /** The histogram's timer resolution (ms): finer costs the engine more wake-ups. */
 const LAG_RESOLUTION_MS = 10
@@ -35,7 +35,7 @@ process.on('message', (m: EngineToChild | { type: string }) => {
   // The histogram holds whole timer intervals; the delay is what exceeds the resolution.
   const p99 = Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS)
   const max = Math.max(0, lag.max / 1e6 - LAG_RESOLUTION_MS)
-  send({ type: 'sample', lagP99Ms: p99, lagMaxMs: max, rssMb: process.memoryUsage.rss() / 2 ** 20, cpuMs: (cpu.user + cpu.system) / 1000 })
+  send({ type: 'sample', lagP99Ms: p99, lagMaxMs: max, rssMb: process.memoryUsage.rss() / 2 ** 20, cpuMs: (cpu.user + cpu.system) / 1000, vad: engine.vadStats() })
   lag.reset()
 })
 send({ type: 'engine_ready', apiPort: server.port, enginePort: engine.port, transport: engine.kind })

@@ -41,10 +41,33 @@ export interface CallerTimeline {
   closed: { at: number; code: number } | null
 }
 
-/** One timer for every caller in the process. */
+/** Frames of room noise each caller cycles through (1 s), from its own offset. */
+const ROOM_FRAMES = 50
+let callersMade = 0
+
+/**
+ * One timer for every caller in the process, and the room they call from: `roomDbfs` is the level
+ * of the white noise under every frame (speech or not), as a microphone never sends digital zeros;
+ * null sends exact silence between words. The default, −80 dBFS, is a quiet room through a
+ * browser's noise suppression.
+ */
 export class FramePacer {
   private readonly callers = new Set<Caller>()
   private timer: NodeJS.Timeout | null = null
+  readonly room: Int16Array[]
+
+  constructor(readonly roomDbfs: number | null = -80) {
+    let s = 0x9e3779b9
+    const amplitude = roomDbfs === null ? 0 : 32768 * 10 ** (roomDbfs / 20) * Math.sqrt(3) // uniform: RMS = a/√3
+    this.room = Array.from({ length: ROOM_FRAMES }, () =>
+      Int16Array.from({ length: FRAME_SAMPLES }, () => {
+        s ^= s << 13
+        s ^= s >>> 17
+        s ^= s << 5
+        return Math.round(((s >>> 0) / 0xffffffff) * 2 * amplitude - amplitude)
+      }),
+    )
+  }
 
   add(c: Caller): void {
     this.callers.add(c)
@@ -71,12 +94,13 @@ interface Queued {
   done: (u: SentUtterance) => void
 }
 
-const SILENT_FRAME = Buffer.alloc(FRAME_BYTES)
 
 export class Caller {
   readonly timeline: CallerTimeline
   private readonly queue: Queued[] = []
   private sentFrames = 0
+  /** Where in the room's noise this caller starts, so callers do not send identical frames. */
+  private readonly roomOffset = (callersMade++ * 7) % ROOM_FRAMES
   private startAt = 0
   private waiters: Array<() => void> = []
   private readonly closedP: Promise<{ code: number }>
@@ -140,12 +164,15 @@ export class Caller {
   }
 
   private nextFrame(): Buffer {
+    const room = this.pacer.room[(this.roomOffset + this.sentFrames) % this.pacer.room.length]!
     const head = this.queue[0]
-    if (!head) return SILENT_FRAME
-    const piece = head.pcm.subarray(head.at, head.at + FRAME_SAMPLES)
-    const frame = Buffer.alloc(FRAME_BYTES)
-    Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).copy(frame)
-    return frame
+    const frame = new Int16Array(FRAME_SAMPLES)
+    if (head) {
+      const piece = head.pcm.subarray(head.at, head.at + FRAME_SAMPLES)
+      for (let i = 0; i < FRAME_SAMPLES; i++) frame[i] = Math.max(-32768, Math.min(32767, (piece[i] ?? 0) + room[i]!))
+    } else frame.set(room)
+    // PCM16LE on the wire: these benches run on little-endian hosts (x86, arm64).
+    return Buffer.from(frame.buffer, 0, FRAME_BYTES)
   }
 
   private afterSend(at: number): void {

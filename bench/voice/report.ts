@@ -91,7 +91,7 @@ function voiceTables(r: VoiceBenchResult): string[] {
   ]
   const c = r.config
   const out = [
-    c ? `End-of-turn wait ${c.end_of_turn_wait_ms} ms, preemptive ${c.preemptive ? 'on' : 'off'}; stand-ins: STT final p50/p95 ${c.stt_final.p50}/${c.stt_final.p95} ms, LLM first token ${c.llm_first_token.p50}/${c.llm_first_token.p95} ms at ${c.llm_tokens_per_s} tokens/s, TTS first byte ${c.tts_first_byte.p50}/${c.tts_first_byte.p95} ms; languages ${c.languages.join(', ')}.` : '',
+    c ? `End-of-turn wait ${c.end_of_turn_wait_ms} ms, preemptive ${c.preemptive ? 'on' : 'off'}; stand-ins: STT final p50/p95 ${c.stt_final.p50}/${c.stt_final.p95} ms, LLM first token ${c.llm_first_token.p50}/${c.llm_first_token.p95} ms at ${c.llm_tokens_per_s} tokens/s, TTS first byte ${c.tts_first_byte.p50}/${c.tts_first_byte.p95} ms; languages ${c.languages.join(', ')}; callers' room noise ${c.room_dbfs === null || c.room_dbfs === undefined ? 'none (digital silence)' : `${c.room_dbfs} dBFS`}.` : '',
     '',
     '| figure (ms) | n | p50 | p95 | p99 | min | max |', '|---|---|---|---|---|---|---|',
     ...rows.map(([label, d]) => (d && d.n ? `| ${label} | ${d.n} | ${fmt(d.p50)} | ${fmt(d.p95)} | ${fmt(d.p99)} | ${fmt(d.min)} | ${fmt(d.max)} |` : `| ${label} | 0 | — | — | — | — | — |`)),
@@ -100,8 +100,8 @@ function voiceTables(r: VoiceBenchResult): string[] {
   if (steps.length) {
     out.push(
       '', `Capacity (engine pinned to ${r.capacity.pinned_core === null ? 'no core: taskset unavailable' : `core ${r.capacity.pinned_core}`}): **${r.capacity.sessions_per_core} sessions per core**.`, '',
-      '| sessions | jitter p99 ms | loop lag p99 ms | RSS MB | ok |', '|---|---|---|---|---|',
-      ...[...steps].sort((a, b) => a.sessions - b.sessions).map((s) => `| ${s.sessions} | ${fmt(s.jitter_p99_ms)} | ${fmt(s.loop_lag_p99_ms)} | ${fmt(s.rss_mb, 1)} | ${s.ok ? 'yes' : 'no'} |`),
+      '| sessions | jitter p99 ms | loop lag p99 ms | engine CPU % | VAD windows gated % | RSS MB | ok |', '|---|---|---|---|---|---|---|',
+      ...[...steps].sort((a, b) => a.sessions - b.sessions).map((s) => `| ${s.sessions} | ${fmt(s.jitter_p99_ms)} | ${fmt(s.loop_lag_p99_ms)} | ${s.engine_cpu_pct ?? '—'} | ${s.vad_gated_pct ?? '—'} | ${fmt(s.rss_mb, 1)} | ${s.ok ? 'yes' : 'no'} |`),
     )
   }
   if (r.memory) out.push('', `Memory: ${fmt(r.memory.rss_per_session_mb, 3)} MB per session over a ${fmt(r.memory.baseline_rss_mb, 1)} MB baseline.`)

@@ -27,6 +27,10 @@ export interface CapacityStep {
   loop_lag_p99_ms: number
   /** Engine process RSS at steady state. */
   rss_mb: number
+  /** Engine process CPU over the window, % of its one core. */
+  engine_cpu_pct?: number
+  /** Caller-audio windows the VAD's silence gate skipped, % of all windows (null: no Silero). */
+  vad_gated_pct?: number | null
   /** jitter_p99_ms < 10 and loop_lag_p99_ms < 20. */
   ok: boolean
 }
@@ -43,6 +47,8 @@ export interface VoiceBenchResult {
     llm_tokens_per_s: number
     tts_first_byte: LatencyTarget
     languages: string[]
+    /** The callers' noise floor (dBFS); null: digital silence between words. */
+    room_dbfs: number | null
   }
   latency: {
     turns: number

@@ -11,7 +11,7 @@ function voice(over: Partial<VoiceBenchResult> = {}): VoiceBenchResult {
     machine: { cpus: 2, cpu_model: 'Test CPU', node: 'v20.0.0', platform: 'linux' },
     config: {
       end_of_turn_wait_ms: 300, preemptive: true, stt_final: { p50: 250, p95: 300 }, llm_first_token: { p50: 300, p95: 500 },
-      llm_tokens_per_s: 50, tts_first_byte: { p50: 150, p95: 250 }, languages: ['en', 'tr'],
+      llm_tokens_per_s: 50, tts_first_byte: { p50: 150, p95: 250 }, languages: ['en', 'tr'], room_dbfs: -80,
     },
     latency: { turns: 40, voice_to_voice_ms: d(620, 900), engine_added_ms: d(3.2, 12.5, 14), provider_sum_ms: d(700, 1000), samples: { voice_to_voice_ms: [], engine_added_ms: [] } },
     barge_in: { count: 10, stop_ms: d(180, 240, 250, 10), engine_stop_ms: d(4, 11, 12, 10), samples: { stop_ms: [], engine_stop_ms: [] } },
@@ -20,7 +20,7 @@ function voice(over: Partial<VoiceBenchResult> = {}): VoiceBenchResult {
       steps: [
         { sessions: 50, jitter_p99_ms: 2, loop_lag_p99_ms: 4, rss_mb: 150, ok: true },
         { sessions: 100, jitter_p99_ms: 4, loop_lag_p99_ms: 9, rss_mb: 250, ok: true },
-        { sessions: 150, jitter_p99_ms: 14, loop_lag_p99_ms: 30, rss_mb: 350, ok: false },
+        { sessions: 150, jitter_p99_ms: 14, loop_lag_p99_ms: 30, rss_mb: 350, engine_cpu_pct: 97, vad_gated_pct: 71, ok: false },
       ],
       sessions_per_core: 100,
     },
@@ -88,7 +88,8 @@ t.test('markdown: machine, goals table, per-scenario tables, failures', async (t
   t.match(r.markdown, /## rest-auth-get\n\n\*\*Failed:\*\* exit 1/)
   t.match(r.markdown, /\| engine-added \| 40 \| 3\.2 \| 12\.5 \| 14 \|/)
   t.match(r.markdown, /\*\*100 sessions per core\*\*/)
-  t.match(r.markdown, /\| 150 \| 14 \| 30 \| 350 \| no \|/)
+  t.match(r.markdown, /\| 150 \| 14 \| 30 \| 97 \| 71 \| 350 \| no \|/)
+  t.match(r.markdown, /room noise -80 dBFS/)
   t.match(r.markdown, /\| deliveries\/s \(burst\) \| 1200 \|/)
 })
 
