@@ -9,8 +9,12 @@
  * 24 zero crossings a side). The filter is zero-phase: output sample n
  * sits exactly at input time n·from/to, so timestamps survive conversion; the price is
  * a look-ahead of 24 output-rate samples (1.5 ms at 16 kHz) held back until the next push or flush.
- * Cost is ~48·max(1, from/to) multiply-adds per output sample (~150 for 48→16 kHz).
+ * Cost is ~48·max(1, from/to) multiply-adds per output sample (~150 for 48→16 kHz), run four at a
+ * time in WebAssembly SIMD (fir.wat) with float32 taps: 24→16 kHz, 10 s of audio, 15 ms in the
+ * scalar loop, 2.5–3.2 ms in SIMD. Rate pairs without a tap table, or a Node without WebAssembly SIMD,
+ * use the scalar loop (float64 taps); the two agree within one LSB.
  */
+import { firEngine, type FirEngine } from './fir.js'
 
 const ZERO_CROSSINGS = 24
 const KAISER_BETA = 7
@@ -40,6 +44,8 @@ class Kernel {
   private readonly cutoff: number
   private readonly i0Beta = besselI0(KAISER_BETA)
   private readonly table: Float64Array[] | undefined
+  /** The table in the FirEngine (rows of `simdLen` float32 taps, zero-padded), once first used. */
+  private simd: { engine: FirEngine; offset: number } | undefined
 
   constructor(
     from: number,
@@ -54,6 +60,23 @@ class Kernel {
       this.table = []
       for (let p = 0; p < phases; p++) this.table.push(this.compute(p / phases))
     }
+  }
+
+  /** Taps per row in the SIMD table: 2·half rounded up to a multiple of 4. */
+  get simdLen(): number {
+    return (2 * this.half + 3) & ~3
+  }
+
+  /** The tap table's place in `engine` (copied in on first use); undefined without a table. */
+  simdTable(engine: FirEngine): number | undefined {
+    if (!this.table) return undefined
+    if (this.simd?.engine !== engine) {
+      const len = this.simdLen
+      const rows = new Float32Array(this.phases * len)
+      this.table.forEach((taps, p) => rows.set(taps, p * len))
+      this.simd = { engine, offset: engine.addTable(rows) }
+    }
+    return this.simd.offset
   }
 
   /** Taps for input samples i-half+1 … i+half when the output falls at time i + frac. */
@@ -79,12 +102,30 @@ class Kernel {
   }
 }
 
+/** Kernels are immutable and costly for odd rate pairs (a table of phases × taps): one per pair. */
+const kernels = new Map<string, Kernel>()
+function kernelFor(from: number, to: number, phases: number): Kernel {
+  const key = `${from}/${to}`
+  let k = kernels.get(key)
+  if (!k) kernels.set(key, (k = new Kernel(from, to, phases)))
+  return k
+}
+
+/** Room after the history for the SIMD rows' zero padding to read (they multiply it by 0). */
+const SIMD_SLACK = 4
+
+export interface ResamplerOptions {
+  /** false: always the scalar loop (tests compare the two). */
+  simd?: boolean
+}
+
 export class Resampler {
   private readonly up: number
   private readonly down: number
   private readonly kernel: Kernel | undefined
-  /** Input history; buf[0] is absolute input sample `bufStart`. */
-  private buf = new Float64Array(0)
+  private readonly fir: FirEngine | null
+  /** Input history; buf[0] is absolute input sample `bufStart` (int16 values, exact in float32). */
+  private buf = new Float32Array(0)
   private bufLength = 0
   private bufStart = 0
   private received = 0
@@ -95,6 +136,7 @@ export class Resampler {
   constructor(
     readonly fromRate: number,
     readonly toRate: number,
+    options: ResamplerOptions = {},
   ) {
     for (const rate of [fromRate, toRate]) {
       if (!Number.isInteger(rate) || rate <= 0) throw new RangeError(`sample rate must be a positive integer, got ${rate}`)
@@ -102,7 +144,8 @@ export class Resampler {
     const g = gcd(fromRate, toRate)
     this.up = toRate / g
     this.down = fromRate / g
-    if (fromRate !== toRate) this.kernel = new Kernel(fromRate, toRate, this.up)
+    if (fromRate !== toRate) this.kernel = kernelFor(fromRate, toRate, this.up)
+    this.fir = options.simd === false ? null : firEngine()
     this.restart()
   }
 
@@ -126,7 +169,7 @@ export class Resampler {
 
   private restart(): void {
     const half = this.kernel?.half ?? 0
-    this.buf = new Float64Array(Math.max(1024, 4 * half))
+    this.buf = new Float32Array(Math.max(1024, 4 * half + SIMD_SLACK))
     this.bufLength = half
     this.bufStart = -half
     this.received = 0
@@ -136,8 +179,8 @@ export class Resampler {
 
   /** Appends `samples` then pads with zeros up to `length` values. */
   private append(samples: Int16Array, length: number): void {
-    if (this.bufLength + length > this.buf.length) {
-      const grown = new Float64Array(Math.max(2 * this.buf.length, this.bufLength + length))
+    if (this.bufLength + length + SIMD_SLACK > this.buf.length) {
+      const grown = new Float32Array(Math.max(2 * this.buf.length, this.bufLength + length + SIMD_SLACK))
       grown.set(this.buf.subarray(0, this.bufLength))
       this.buf = grown
     }
@@ -160,6 +203,18 @@ export class Resampler {
     let phase = this.phase
     const count = pos < end ? Math.ceil(((end - pos) * up - phase) / down) : 0
     const out = new Int16Array(Math.max(0, count))
+    const table = this.fir && count > 0 ? kernel.simdTable(this.fir) : undefined
+    if (table !== undefined) {
+      // Output k sits at input pos + ⌊(phase + k·down)/up⌋; its padded row reaches simdLen samples on.
+      const first = pos - half + 1 - bufStart
+      const span = Math.floor((phase + (count - 1) * down) / up) + kernel.simdLen
+      this.fir!.run(table, kernel.simdLen, buf.subarray(first, first + span), count, phase, up, down, out)
+      const total = phase + count * down
+      this.pos = pos + Math.floor(total / up)
+      this.phase = total % up
+      this.discardBefore(this.pos - half + 1)
+      return out
+    }
     let n = 0
     while (pos < end) {
       const taps = kernel.taps(phase)
