@@ -34,7 +34,6 @@ export interface AccountDeps {
   settings: AccountSettings
 }
 
-const iso = (ms: number) => new Date(ms).toISOString()
 const FORGOT_PER_EMAIL: BucketRule = { burst: 5, refillPerMin: 1 }
 
 /** Registration, sign-in, email verification, password reset and dashboard sessions. */
@@ -235,7 +234,7 @@ export class AccountService {
       name: user.name,
       locale: user.locale === 'tr' ? 'tr' : 'en',
       email_verified: user.emailVerifiedAt !== null,
-      created_at: iso(user.createdAt),
+      created_at: user.createdAtIso,
       organization: { id: organization.id, name: organization.name },
       role: roleKey,
       auth_method: method,

@@ -32,16 +32,26 @@ export interface MountOptions {
   validateResponses: boolean
 }
 
-function requestInfo(ctx: Context): RequestInfo {
-  return {
-    requestId: ctx.state.requestId,
-    lang: ctx.state.lang,
-    ip: ctx.ip,
-    get host() {
-      return ctx.host
-    },
-    userAgent: ctx.get('user-agent'),
-    setHeader: (name, value) => ctx.set(name, value),
+/** What a handler may know of its request, read only when asked (most handlers never ask). */
+class KoaRequestInfo implements RequestInfo {
+  constructor(private readonly ctx: Context) {}
+  get requestId(): string {
+    return this.ctx.state.requestId
+  }
+  get lang() {
+    return this.ctx.state.lang
+  }
+  get ip(): string {
+    return this.ctx.ip
+  }
+  get host(): string {
+    return this.ctx.host
+  }
+  get userAgent(): string {
+    return this.ctx.get('user-agent')
+  }
+  setHeader(name: string, value: string): void {
+    this.ctx.set(name, value)
   }
 }
 
@@ -101,7 +111,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
         throw new ApiError('permission_denied', `This needs the permission ${route.permission}.`)
       }
       const parsed = await parseRequest(ctx, route, o.bodyLimitBytes, o.uploadLimitBytes)
-      const req = requestInfo(ctx)
+      const req = new KoaRequestInfo(ctx)
       const result: unknown = await route.handler({ ...parsed, auth, req })
       if (auth && route.method !== 'get' && route.audit !== 'service' && route.audit !== 'none') {
         const resourceId = resourceIdOf(innermostParam, parsed.params, result)

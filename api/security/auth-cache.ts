@@ -15,7 +15,7 @@ export interface CachedApiKey {
 
 /** What `GET /auth/me` and token responses show of a user in an organization. */
 export interface AccountView {
-  user: { id: string; email: string; name: string; locale: string; emailVerifiedAt: number | null; createdAt: number }
+  user: { id: string; email: string; name: string; locale: string; emailVerifiedAt: number | null; createdAtIso: string }
   organization: { id: string; name: string }
   /** The member's role key; null when the user is not a member (a scoped key's creator who left). */
   roleKey: string | null
@@ -147,7 +147,7 @@ export class AuthCache {
     if (!user || !org) return null
     const membership = this.repos.organizations.membership(organizationId, userId)
     return {
-      user: { id: user.id, email: user.email, name: user.name, locale: user.locale, emailVerifiedAt: user.email_verified_at, createdAt: user.created_at },
+      user: { id: user.id, email: user.email, name: user.name, locale: user.locale, emailVerifiedAt: user.email_verified_at, createdAtIso: new Date(user.created_at).toISOString() },
       organization: { id: org.id, name: org.name },
       roleKey: membership?.role_key ?? null,
     }
