@@ -215,8 +215,26 @@ interface Conversation {
 
 const isStatus = (s: string) => (e: { type: string; status?: unknown }) => e.type === 'status' && e.status === s
 /** The first `listening` status after `t`: the agent finished (or dropped) what it was saying. */
-const listeningAfter = (c: Caller, t: number) => c.until(() => c.timeline.events.some((e) => e.at > t && isStatus('listening')(e.event)), 30_000, 'listening')
-const firstAudioAfter = (tl: CallerTimeline, t: number): number | null => tl.audio.find((a) => a.at > t)?.at ?? null
+// These run on every message a caller receives, over timelines that grow all run: they look from
+// the newest entry back (or bisect), never over the whole history.
+const listeningAfter = (c: Caller, t: number) =>
+  c.until(() => {
+    const ev = c.timeline.events
+    for (let i = ev.length - 1; i >= 0 && ev[i]!.at > t; i--) if (isStatus('listening')(ev[i]!.event)) return true
+    return false
+  }, 30_000, 'listening')
+/** Arrivals are in time order: the first one after `t` by bisection. */
+const firstAudioAfter = (tl: CallerTimeline, t: number): number | null => {
+  const a = tl.audio
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]!.at > t) hi = mid
+    else lo = mid + 1
+  }
+  return a[lo]?.at ?? null
+}
 
 async function converse(org: Org, p: Providers, script: CallerScript, pacer: FramePacer): Promise<Conversation> {
   const out: Conversation = { replies: [], bargeIns: [], missed: [] }
@@ -353,6 +371,9 @@ async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line
         await sleep(200)
       }
       await sleep(PLAN.warmupMs)
+      // Arrivals from earlier steps are measured already: dropping them keeps the callers' heap small.
+      const cut = performance.now() - PLAN.warmupMs
+      for (const t of calls) t.caller.forgetAudioBefore(cut)
       const s0 = await engine.sample()
       benchLag.reset()
       const from = performance.now()
@@ -363,7 +384,7 @@ async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line
       for (const t of calls.filter((x) => !x.caller.open && !x.reported)) {
         t.reported = true
         const last = t.caller.timeline.events.filter((e) => e.event.type === 'ended' || e.event.type === 'error').map((e) => JSON.stringify(e.event))
-        log(`a call closed (${t.caller.timeline.closed?.code}): ${last.join(' ') || 'no ended event'}`)
+        log(`a call closed (${t.caller.timeline.closed?.code}${t.caller.timeline.error ? `, ${t.caller.timeline.error}` : ''}): ${last.join(' ') || 'no ended event'}`)
       }
       const jitter = live.flatMap((t) => windowJitter(t.caller.timeline, from, to))
       if (process.env.BENCH_VOICE_DUMP) {

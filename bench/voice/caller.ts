@@ -39,6 +39,8 @@ export interface CallerTimeline {
   audio: AgentAudio[]
   events: Array<{ at: number; event: ServerEvent }>
   closed: { at: number; code: number } | null
+  /** The socket's error, if it had one (a 1006 close says no more). */
+  error?: string
 }
 
 /** Frames of room noise each caller cycles through (1 s), from its own offset. */
@@ -114,7 +116,7 @@ export class Caller {
       else this.timeline.events.push({ at, event: JSON.parse(data.toString('utf8')) as ServerEvent })
       this.wake()
     })
-    ws.on('error', () => {})
+    ws.on('error', (err: Error) => (this.timeline.error ??= err.message))
     this.closedP = new Promise((resolve) =>
       ws.once('close', (code: number) => {
         this.timeline.closed = { at: performance.now(), code }
@@ -227,6 +229,14 @@ export class Caller {
   /** Arrival time of the last agent audio message, or null before any. */
   lastAudioAt(): number | null {
     return this.timeline.audio.at(-1)?.at ?? null
+  }
+
+  /** Drops agent-audio arrivals before `t` (a long capacity run keeps only what it still measures). */
+  forgetAudioBefore(t: number): void {
+    const a = this.timeline.audio
+    let n = 0
+    while (n < a.length && a[n]!.at < t) n++
+    if (n) a.splice(0, n)
   }
 
   /** Agent audio (ms) received since `t`, counting bytes. */

@@ -1,4 +1,5 @@
 import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, samplesToMs } from '../audio/format.js'
+import { slabInt16 } from '../audio/slab.js'
 import { realPlayoutClock, type PlayoutClock, type TimerId } from './playout-clock.js'
 
 /**
@@ -378,7 +379,7 @@ export class Playout {
 
   /** Copies one frame out of the segment's chunks; a short tail is zero-padded. */
   private takeFrame(seg: Segment): { frame: Int16Array; real: number } {
-    const frame = new Int16Array(FRAME_SAMPLES)
+    const frame = slabInt16(FRAME_SAMPLES)
     let filled = 0
     while (filled < FRAME_SAMPLES && seg.chunks.length > 0) {
       const chunk = seg.chunks[0]!

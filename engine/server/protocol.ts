@@ -3,7 +3,11 @@
  * Pure: parses what a client sends and builds what the server sends. No I/O here.
  */
 import { z } from 'zod'
+import { endianness } from 'node:os'
 import { SAMPLE_RATE } from '../audio/index.js'
+import { slabInt16 } from '../audio/slab.js'
+
+const LITTLE_ENDIAN_HOST = endianness() === 'LE'
 
 export const PROTOCOL_VERSION = 1
 /** 32 KiB = 1 s of PCM16 mono 16 kHz; a client streaming in real time never needs more. */
@@ -60,7 +64,10 @@ export type ClientMessage =
   | { kind: 'control'; message: ControlMessage }
   | { kind: 'error'; code: ClientErrorCode; message: string }
 
-/** One binary message → 16-bit samples (little-endian on the wire, whatever the host). */
+/**
+ * One binary message → 16-bit samples (little-endian on the wire, whatever the host). The samples
+ * are a copy, made before this returns: `data` may be a socket's buffer, valid only during the call.
+ */
 export function parseBinary(data: ArrayBuffer): ClientMessage {
   if (data.byteLength > MAX_AUDIO_FRAME_BYTES) {
     return { kind: 'error', code: 'frame_too_large', message: `audio frames are at most ${MAX_AUDIO_FRAME_BYTES} bytes` }
@@ -68,9 +75,12 @@ export function parseBinary(data: ArrayBuffer): ClientMessage {
   if (data.byteLength % 2 !== 0) {
     return { kind: 'error', code: 'bad_audio_frame', message: 'PCM16 frames need an even number of bytes' }
   }
-  const view = new DataView(data)
-  const pcm = new Int16Array(data.byteLength / 2)
-  for (let i = 0; i < pcm.length; i++) pcm[i] = view.getInt16(i * 2, true)
+  const pcm = slabInt16(data.byteLength / 2)
+  if (LITTLE_ENDIAN_HOST) pcm.set(new Int16Array(data))
+  else {
+    const view = new DataView(data)
+    for (let i = 0; i < pcm.length; i++) pcm[i] = view.getInt16(i * 2, true)
+  }
   return { kind: 'audio', pcm }
 }
 

@@ -57,7 +57,9 @@ class UwsConn implements Conn {
   // Called by the server's behaviour handlers.
   message(data: ArrayBuffer, isBinary: boolean): void {
     if (data.byteLength > this.maxPayloadBytes) return this.close(TOO_LARGE.code, TOO_LARGE.reason)
-    this.messageCb(isBinary ? data.slice(0) : decoder.decode(data), isBinary)
+    // uWS's buffer is valid only during this call: text is decoded (a copy) and binary parsed
+    // (parseBinary copies the samples) before it returns, so no copy of the message is made here.
+    this.messageCb(isBinary ? data : decoder.decode(data), isBinary)
   }
   drained(): void {
     for (const cb of this.drainCbs) cb()

@@ -1,4 +1,5 @@
 import { SAMPLE_RATE } from '../audio/format.js'
+import { slabInt16 } from '../audio/slab.js'
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES } from './types.js'
 
 export interface SpeechDetectorOptions {
@@ -154,8 +155,9 @@ export class Windower {
       if (this.filled === this.windowSamples) {
         this.consumed += this.windowSamples
         out.push({ samples: this.pending, endMs: this.startMs + (this.consumed * 1000) / SAMPLE_RATE })
-        // A fresh buffer per window: the caller may still hold the last one across an await.
-        this.pending = new Int16Array(this.windowSamples)
+        // A fresh array per window (the caller may still hold the last one across an await), cut
+        // from a slab: one ArrayBuffer per window would cost the GC (slab.ts).
+        this.pending = slabInt16(this.windowSamples)
         this.filled = 0
       }
     }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import { SAMPLE_RATE } from '../audio/format.js'
+import { slabFloat32 } from '../audio/slab.js'
 import { assertWindow, VAD_WINDOW_SAMPLES, type VadModel, type VadStream } from './types.js'
 
 /**
@@ -107,8 +108,9 @@ const RATE_EVERY_MS = 250
 
 interface Job {
   input: Float32Array
+  /** The stream's state: read into the batch, then overwritten in place with the state after the window. */
   state: Float32Array
-  resolve(r: { probability: number; state: Float32Array }): void
+  resolve(probability: number): void
   reject(err: unknown): void
 }
 
@@ -127,7 +129,7 @@ class Batcher {
 
   constructor(private readonly session: ort.InferenceSession) {}
 
-  submit(input: Float32Array, state: Float32Array): Promise<{ probability: number; state: Float32Array }> {
+  submit(input: Float32Array, state: Float32Array): Promise<number> {
     return new Promise((resolve, reject) => {
       this.pending.push({ input, state, resolve, reject })
       this.measure()
@@ -184,12 +186,13 @@ class Batcher {
     }
   }
 
-  private async runBatch(jobs: Job[]): Promise<{ probability: number; state: Float32Array }[]> {
+  private async runBatch(jobs: Job[]): Promise<number[]> {
     const n = jobs.length
     const width = jobs[0]!.input.length
-    const input = new Float32Array(n * width)
+    // Slab arrays (slab.ts): a run allocates no ArrayBuffer of its own for its inputs.
+    const input = slabFloat32(n * width)
     // State is [2, batch, 128]: each job's two halves go to rows b and n + b.
-    const state = new Float32Array(2 * n * 128)
+    const state = slabFloat32(2 * n * 128)
     jobs.forEach((j, b) => {
       input.set(j.input, b * width)
       state.set(j.state.subarray(0, 128), b * 128)
@@ -205,11 +208,11 @@ class Batcher {
     if (!(probabilities instanceof Float32Array) || probabilities.length !== n || !(stateN instanceof Float32Array) || stateN.length !== 2 * n * 128) {
       throw new Error('Silero model returned no output/stateN of the batch size')
     }
-    return jobs.map((_, b) => {
-      const next = new Float32Array(STATE_SIZE)
-      next.set(stateN.subarray(b * 128, (b + 1) * 128), 0)
-      next.set(stateN.subarray((n + b) * 128, (n + b + 1) * 128), 128)
-      return { probability: probabilities[b]!, state: next }
+    // In place: the stream's run is queued behind this one, and reset() swaps in a fresh array.
+    return jobs.map((j, b) => {
+      j.state.set(stateN.subarray(b * 128, (b + 1) * 128), 0)
+      j.state.set(stateN.subarray((n + b) * 128, (n + b + 1) * 128), 128)
+      return probabilities[b]!
     })
   }
 }
@@ -229,7 +232,7 @@ class SileroStream implements VadStream {
 
   process(window: Int16Array): Promise<number> {
     assertWindow(window)
-    const input = new Float32Array(CONTEXT_SAMPLES + window.length)
+    const input = slabFloat32(CONTEXT_SAMPLES + window.length)
     let energy = 0
     for (let i = 0; i < window.length; i++) {
       const x = window[i]!
@@ -246,7 +249,7 @@ class SileroStream implements VadStream {
   private gate(input: Float32Array): number {
     this.counter.gated++
     this.state.fill(0)
-    this.context = input.slice(input.length - CONTEXT_SAMPLES)
+    this.context.set(input.subarray(input.length - CONTEXT_SAMPLES))
     return 0
   }
 
@@ -259,11 +262,9 @@ class SileroStream implements VadStream {
   private async infer(input: Float32Array): Promise<number> {
     const generation = this.generation
     input.set(this.context)
-    const { probability, state } = await this.batcher.submit(input, this.state)
-    if (generation === this.generation) {
-      this.state = state
-      this.context = input.slice(input.length - CONTEXT_SAMPLES)
-    }
+    // The batcher writes the state after this window into this.state itself.
+    const probability = await this.batcher.submit(input, this.state)
+    if (generation === this.generation) this.context.set(input.subarray(input.length - CONTEXT_SAMPLES))
     return probability
   }
 }
