@@ -23,6 +23,7 @@ import { startOpenAiStandIn, type OpenAiStandIn } from './stand-ins/openai-serve
 import { startSpeechStandIn, type SpeechStandIn } from './stand-ins/speech-server.js'
 import { Caller, FramePacer, windowJitter, type CallerTimeline } from './voice/caller.js'
 import { capacityFrom, rssPerSessionMb, summarize } from './voice/metrics.js'
+import { startWireCapture, tcpdumpPath, wireJitter } from './voice/wire.js'
 import { ENGINE_NODE_FLAGS } from './lib/engine-flags.js'
 import type { CapacityStep, LatencyTarget, VoiceBenchResult } from './voice/result.js'
 import type { BargeInTimeline, ReplyTimeline } from './voice/timeline.js'
@@ -53,6 +54,8 @@ const msArg = (name: string) => Number(process.argv.find((a) => a.startsWith(`--
 const warmupArg = msArg('warmup-ms')
 /** `--room-dbfs=-50` (a noisy room) or `off` (digital silence): the callers' noise floor (FramePacer). */
 const roomArg = process.argv.find((a) => a.startsWith('--room-dbfs='))?.slice('--room-dbfs='.length)
+/** `--no-wire`: judge capacity by the callers' jitter even where tcpdump could capture the wire. */
+const wireCapture = !process.argv.includes('--no-wire') && tcpdumpPath() !== null && process.getuid?.() === 0
 const ROOM_DBFS = roomArg === undefined ? -80 : roomArg === 'off' ? null : Number(roomArg)
 if (ROOM_DBFS !== null && !(ROOM_DBFS < 0)) throw new Error(`--room-dbfs must be a negative level or off, got ${roomArg}`)
 const windowArg = msArg('window-ms')
@@ -374,12 +377,15 @@ async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line
       // Arrivals from earlier steps are measured already: dropping them keeps the callers' heap small.
       const cut = performance.now() - PLAN.warmupMs
       for (const t of calls) t.caller.forgetAudioBefore(cut)
+      const wire = wireCapture ? await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-voice-wire-${process.pid}.pcap`)).catch((e: Error) => (log(`no wire capture: ${e.message}`), null)) : null
       const s0 = await engine.sample()
       benchLag.reset()
       const from = performance.now()
       await sleep(PLAN.windowMs)
       const to = performance.now()
       const s = await engine.sample()
+      const wireFrames = wire ? await wire.stop() : null
+      const wireJ = wireFrames ? wireJitter(wireFrames) : null
       const live = calls.filter((t) => t.caller.open)
       for (const t of calls.filter((x) => !x.caller.open && !x.reported)) {
         t.reported = true
@@ -404,13 +410,15 @@ async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line
       const vad = s.vad && s0.vad ? { windows: s.vad.windows - s0.vad.windows, runs: s.vad.runs - s0.vad.runs, gated: s.vad.gated - s0.vad.gated } : null
       const cpuPct = Math.round(((s.cpuMs - s0.cpuMs) / (to - from)) * 100)
       const step: CapacityStep = {
-        sessions: n, jitter_p99_ms: round(p99(jitter)), loop_lag_p99_ms: round(s.lagP99Ms), rss_mb: round(s.rssMb), engine_cpu_pct: cpuPct,
+        sessions: n, jitter_p99_ms: round(p99(jitter)), wire_jitter_p99_ms: wireJ && wireJ.length ? round(p99(wireJ)) : null, loop_lag_p99_ms: round(s.lagP99Ms), rss_mb: round(s.rssMb), engine_cpu_pct: cpuPct,
         vad_gated_pct: vad ? Math.round((100 * vad.gated) / Math.max(1, vad.gated + vad.windows)) : null, ok: false,
       }
-      step.ok = live.length === n && frames > 0 && step.jitter_p99_ms < JITTER_LIMIT_MS && step.loop_lag_p99_ms < LAG_LIMIT_MS
+      // The verdict's jitter is the wire's when captured (wire.ts says why), else the callers'.
+      const verdictJitter = step.wire_jitter_p99_ms ?? step.jitter_p99_ms
+      step.ok = live.length === n && frames > 0 && verdictJitter < JITTER_LIMIT_MS && step.loop_lag_p99_ms < LAG_LIMIT_MS
       steps.push(step)
       const vadNote = vad ? `, vad ${vad.windows} windows in ${vad.runs} runs + ${vad.gated} gated` : ''
-      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames, engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${step.ok ? 'ok' : 'FAIL'}`)
+      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames at the callers, ${step.wire_jitter_p99_ms ?? 'n/a'} ms on the wire (${wireJ?.length ?? 0} frames), engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${step.ok ? 'ok' : 'FAIL'}`)
       if (benchP99 >= LAG_LIMIT_MS / 2) log(`warning: the bench process itself lags (p99 ${round(benchP99)} ms): jitter at ${n} sessions is partly the callers', not the engine's`)
       if (!step.ok) break
     }

@@ -14,7 +14,7 @@ import { jitterMs } from './metrics.js'
 
 export const FRAME_MS = 20
 export const FRAME_SAMPLES = 320
-const FRAME_BYTES = FRAME_SAMPLES * 2
+export const FRAME_BYTES = FRAME_SAMPLES * 2
 /** How often the pacer looks for due frames: a frame leaves at most this late (plus loop lag). */
 const PACER_TICK_MS = 5
 
@@ -272,6 +272,11 @@ const STRETCH_GAP_MS = 500
  * look late by up to the lead, so a burst counts only by its last frame.
  */
 export function windowJitter(tl: CallerTimeline, from: number, to: number): number[] {
+  return stretchJitter(tl.audio, from, to)
+}
+
+/** windowJitter over any arrival log (the wire capture's too). */
+export function stretchJitter(audio: AgentAudio[], from: number, to: number): number[] {
   const out: number[] = []
   let stretch: number[] = []
   let last = -Infinity
@@ -281,7 +286,7 @@ export function windowJitter(tl: CallerTimeline, from: number, to: number): numb
     out.push(...jitterMs(stretch.slice(start), FRAME_MS))
     stretch = []
   }
-  for (const a of tl.audio) {
+  for (const a of audio) {
     if (a.at < from || a.at > to) continue
     if (a.at - last > STRETCH_GAP_MS && stretch.length) flush()
     for (let f = 0; f < Math.max(1, Math.round(a.bytes / FRAME_BYTES)); f++) stretch.push(a.at)

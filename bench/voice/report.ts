@@ -100,8 +100,9 @@ function voiceTables(r: VoiceBenchResult): string[] {
   if (steps.length) {
     out.push(
       '', `Capacity (engine pinned to ${r.capacity.pinned_core === null ? 'no core: taskset unavailable' : `core ${r.capacity.pinned_core}`}): **${r.capacity.sessions_per_core} sessions per core**.`, '',
-      '| sessions | jitter p99 ms | loop lag p99 ms | engine CPU % | VAD windows gated % | RSS MB | ok |', '|---|---|---|---|---|---|---|',
-      ...[...steps].sort((a, b) => a.sessions - b.sessions).map((s) => `| ${s.sessions} | ${fmt(s.jitter_p99_ms)} | ${fmt(s.loop_lag_p99_ms)} | ${s.engine_cpu_pct ?? '—'} | ${s.vad_gated_pct ?? '—'} | ${fmt(s.rss_mb, 1)} | ${s.ok ? 'yes' : 'no'} |`),
+      'Jitter p99 on the wire is the engine\'s output as it left the engine (loopback capture); at the callers it also holds the bench process\'s own delays in reading it. The verdict uses the wire figure where there is one.', '',
+      '| sessions | jitter p99 ms (wire) | jitter p99 ms (callers) | loop lag p99 ms | engine CPU % | VAD windows gated % | RSS MB | ok |', '|---|---|---|---|---|---|---|---|',
+      ...[...steps].sort((a, b) => a.sessions - b.sessions).map((s) => `| ${s.sessions} | ${fmt(s.wire_jitter_p99_ms)} | ${fmt(s.jitter_p99_ms)} | ${fmt(s.loop_lag_p99_ms)} | ${s.engine_cpu_pct ?? '—'} | ${s.vad_gated_pct ?? '—'} | ${fmt(s.rss_mb, 1)} | ${s.ok ? 'yes' : 'no'} |`),
     )
   }
   if (r.memory) out.push('', `Memory: ${fmt(r.memory.rss_per_session_mb, 3)} MB per session over a ${fmt(r.memory.baseline_rss_mb, 1)} MB baseline.`)

@@ -23,6 +23,8 @@ export interface CapacityStep {
   sessions: number
   /** Caller side: p99 of |agent frame arrival − its ideal 20 ms schedule| over all calls. */
   jitter_p99_ms: number
+  /** The same over the engine's frames as they left it (loopback capture, wire.ts); null: not captured. */
+  wire_jitter_p99_ms?: number | null
   /** Engine process: event-loop delay p99 (perf_hooks.monitorEventLoopDelay). */
   loop_lag_p99_ms: number
   /** Engine process RSS at steady state. */
@@ -31,7 +33,7 @@ export interface CapacityStep {
   engine_cpu_pct?: number
   /** Caller-audio windows the VAD's silence gate skipped, % of all windows (null: no Silero). */
   vad_gated_pct?: number | null
-  /** jitter_p99_ms < 10 and loop_lag_p99_ms < 20. */
+  /** Jitter p99 (the wire's when captured, else the callers') < 10 and loop_lag_p99_ms < 20. */
   ok: boolean
 }
 
