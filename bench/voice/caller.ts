@@ -295,3 +295,28 @@ export function stretchJitter(audio: AgentAudio[], from: number, to: number): nu
   if (stretch.length) flush()
   return out
 }
+
+// Waiting on a caller's timeline.
+
+export const isStatus = (s: string) => (e: { type: string; status?: unknown }) => e.type === 'status' && e.status === s
+/** The first `listening` status after `t`: the agent finished (or dropped) what it was saying. */
+// These run on every message a caller receives, over timelines that grow all run: they look from
+// the newest entry back (or bisect), never over the whole history.
+export const listeningAfter = (c: Caller, t: number) =>
+  c.until(() => {
+    const ev = c.timeline.events
+    for (let i = ev.length - 1; i >= 0 && ev[i]!.at > t; i--) if (isStatus('listening')(ev[i]!.event)) return true
+    return false
+  }, 30_000, 'listening')
+/** Arrivals are in time order: the first one after `t` by bisection. */
+export const firstAudioAfter = (tl: CallerTimeline, t: number): number | null => {
+  const a = tl.audio
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]!.at > t) hi = mid
+    else lo = mid + 1
+  }
+  return a[lo]?.at ?? null
+}

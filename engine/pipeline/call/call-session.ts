@@ -179,7 +179,11 @@ export class CallSession {
           this.d.recorder.event('mute', { muted: m.muted })
         }
       },
-      closed: (code) => this.finish('client_stop', code === 1000 ? 'client_hangup' : 'dropped'),
+      closed: (code, reason) => {
+        // The close code tells a hang-up (1000) from a dropped connection (1006) or a client's own code.
+        if (!this.ending) this.d.recorder.event('socket_closed', { code, reason })
+        this.finish('client_stop', code === 1000 ? 'client_hangup' : 'dropped')
+      },
     }
     if (channel.closed) return this.finish('client_stop', 'dropped')
     if (!(limits.maxDurationMs > 0) || !(limits.silenceTimeoutMs > 0)) throw new RangeError('CallSession: limits must be > 0')
