@@ -72,6 +72,9 @@ export interface PlayoutMetrics {
   /** The event loop fired a timer so late that the client ran dry though audio was ready. */
   stalls: number
   stallMs: number
+  /** A later phrase's audio came after the one before had played out: a gap between phrases. */
+  phraseGaps: number
+  phraseGapMs: number
 }
 
 export interface SegmentHandle {
@@ -118,7 +121,7 @@ type Wait = 'none' | 'idle' | 'starved' | 'paused'
 const SAMPLES_PER_MS = SAMPLE_RATE / 1000
 
 const emptyMetrics = (): PlayoutMetrics => ({
-  firstChunkAt: null, firstFrameAt: null, framesSent: 0, underruns: 0, underrunMs: 0, stalls: 0, stallMs: 0,
+  firstChunkAt: null, firstFrameAt: null, framesSent: 0, underruns: 0, underrunMs: 0, stalls: 0, stallMs: 0, phraseGaps: 0, phraseGapMs: 0,
 })
 
 export class Playout {
@@ -347,6 +350,10 @@ export class Playout {
       } else if (this.wait === 'none') {
         this.m.stalls++
         this.m.stallMs += gap
+      } else if (this.m.framesSent > 0) {
+        // Idle after the turn's first frame: the next phrase was not there when the last ended.
+        this.m.phraseGaps++
+        this.m.phraseGapMs += gap
       }
       this.anchor = now
       this.framesSinceAnchor = 0

@@ -555,6 +555,14 @@ export class CallSession {
     if (this.turn === t) this.turn = null
     this.setAgentSpeaking(false)
     this.lastActivityAt = this.clock.now()
+    // Audible gaps in the reply, for operators (and the bench): rare, so only when there were any.
+    const p = this.playout.metrics()
+    if (p.underruns + p.stalls + p.phraseGaps > 0) {
+      this.d.recorder.event('playout_gaps', {
+        turn_id: t.id, underruns: p.underruns, underrun_ms: Math.round(p.underrunMs), stalls: p.stalls, stall_ms: Math.round(p.stallMs),
+        phrase_gaps: p.phraseGaps, phrase_gap_ms: Math.round(p.phraseGapMs),
+      })
+    }
     if (t.userText === null) return
     const m = t.timing
     const metrics = {

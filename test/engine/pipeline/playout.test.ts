@@ -261,6 +261,17 @@ t.test('underruns: a segment running dry mid-way counts, a gap between phrases d
   next.end()
   clock.advance(100)
   t.match(playout.metrics(), { underruns: 1, underrunMs: 200, framesSent: 12 })
+  t.match(playout.metrics(), { phraseGaps: 1, phraseGapMs: 700 }, 'the gap is counted as one between phrases (400 → 1100 ms)')
+})
+
+t.test('the turn\'s first phrase waiting for TTS is no gap', async (t) => {
+  const { clock, playout } = setup({ leadMs: 60 })
+  const seg = playout.beginSegment('first')
+  clock.advance(400)
+  void seg.push(audio(100))
+  seg.end()
+  clock.advance(200)
+  t.match(playout.metrics(), { phraseGaps: 0, underruns: 0, stalls: 0, framesSent: 5 })
 })
 
 t.test('audio arriving before the client runs dry is not an underrun', async (t) => {
