@@ -25,6 +25,26 @@ export function pcmToBytes(pcm: Int16Array): Buffer {
   return out
 }
 
+/**
+ * Samples as little-endian PCM16 bytes *without* a copy where the host is little-endian (a copy
+ * elsewhere). For handing audio to a socket that copies or keeps it as it is: the samples must not
+ * change afterwards. Per frame, a copy is an allocation V8 counts as external memory, and enough of
+ * those start full GCs (slab.ts says what those cost).
+ */
+export function pcmView(pcm: Int16Array): Uint8Array {
+  return LITTLE_ENDIAN_HOST ? new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength) : pcmToBytes(pcm)
+}
+
+/**
+ * Whole little-endian PCM16 samples in `buf` as a view where the host is little-endian and the
+ * bytes are aligned, else a copy: for a consumer that reads them at once and keeps nothing (the
+ * resampler copies its input).
+ */
+export function pcmTransient(buf: Uint8Array): Int16Array {
+  if (LITTLE_ENDIAN_HOST && buf.byteOffset % 2 === 0 && buf.byteLength % 2 === 0) return new Int16Array(buf.buffer, buf.byteOffset, buf.byteLength / 2)
+  return pcmFromBytes(buf)
+}
+
 /** Samples scaled to [-1, 1), the range the ONNX models were trained on. */
 export function toFloat32(pcm: Int16Array): Float32Array {
   const out = new Float32Array(pcm.length)

@@ -118,6 +118,8 @@ interface Job {
 class Batcher {
   private readonly sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), [])
   private pending: Job[] = []
+  private inputBuf = new Float32Array(0)
+  private readonly stateBuf = new Float32Array(2 * MAX_BATCH * 128)
   private running = false
   private scheduled: 'immediate' | NodeJS.Timeout | null = null
   /** Windows expected per MAX_GATHER_MS at the current arrival rate (1 when quiet). */
@@ -189,10 +191,12 @@ class Batcher {
   private async runBatch(jobs: Job[]): Promise<number[]> {
     const n = jobs.length
     const width = jobs[0]!.input.length
-    // Slab arrays (slab.ts): a run allocates no ArrayBuffer of its own for its inputs.
-    const input = slabFloat32(n * width)
+    // One run is in flight at a time and ORT reads its inputs only during it, so the batch's input
+    // and state arrays are the batcher's own, reused: no allocation per run.
+    if (this.inputBuf.length < n * width) this.inputBuf = new Float32Array(MAX_BATCH * width)
+    const input = this.inputBuf.subarray(0, n * width)
     // State is [2, batch, 128]: each job's two halves go to rows b and n + b.
-    const state = slabFloat32(2 * n * 128)
+    const state = this.stateBuf.subarray(0, 2 * n * 128)
     jobs.forEach((j, b) => {
       input.set(j.input, b * width)
       state.set(j.state.subarray(0, 128), b * 128)
@@ -232,24 +236,31 @@ class SileroStream implements VadStream {
 
   process(window: Int16Array): Promise<number> {
     assertWindow(window)
-    const input = slabFloat32(CONTEXT_SAMPLES + window.length)
     let energy = 0
-    for (let i = 0; i < window.length; i++) {
-      const x = window[i]!
-      energy += x * x
-      input[CONTEXT_SAMPLES + i] = x / 32768
+    for (let i = 0; i < window.length; i++) energy += window[i]! * window[i]!
+    // Runs are queued so each sees the state and context its predecessor left. A gated window
+    // allocates nothing: its input array would only count toward the external memory that
+    // starts V8's full GCs (slab.ts).
+    if (energy < this.gateEnergy) {
+      const tail = window.subarray(window.length - CONTEXT_SAMPLES)
+      return this.enqueue(() => this.gate(tail))
     }
-    // Runs are queued so each sees the state and context its predecessor left.
-    const result = this.queue.then(() => (energy < this.gateEnergy ? this.gate(input) : this.infer(input)))
+    const input = slabFloat32(CONTEXT_SAMPLES + window.length)
+    for (let i = 0; i < window.length; i++) input[CONTEXT_SAMPLES + i] = window[i]! / 32768
+    return this.enqueue(() => this.infer(input))
+  }
+
+  private enqueue(step: () => number | Promise<number>): Promise<number> {
+    const result = this.queue.then(step)
     this.queue = result.catch(() => undefined)
     return result
   }
 
   /** A silent window: no run; the next audible one starts fresh but keeps this one's tail as context. */
-  private gate(input: Float32Array): number {
+  private gate(tail: Int16Array): number {
     this.counter.gated++
     this.state.fill(0)
-    this.context.set(input.subarray(input.length - CONTEXT_SAMPLES))
+    for (let i = 0; i < CONTEXT_SAMPLES; i++) this.context[i] = tail[i]! / 32768
     return 0
   }
 

@@ -12,7 +12,7 @@
  * socket (AudioWriter; playout pauses while more than `maxPendingWrites` frames wait for it). The
  * STT stream bounds what it holds itself.
  */
-import { FRAME_MS, pcmToBytes } from '../../audio/index.js'
+import { FRAME_MS, pcmView } from '../../audio/index.js'
 import { discardTurn, type GraphRuntime } from '../../graph-runtime/runtime.js'
 import type { RuntimeEvent } from '../../graph-runtime/io.js'
 import type { CallControl } from '../../calls/control-bus.js'
@@ -595,7 +595,8 @@ export class CallSession {
       this.pendingWrites--
       if (this.pendingWrites < (this.d.maxPendingWrites ?? 50) / 2) this.unpause('backpressure')
     }
-    this.d.channel.audio.write(pcmToBytes(frame)).then(settle, settle)
+    // A view, no copy: uWS copies on send, ws keeps it until written, and a sent frame never changes.
+    this.d.channel.audio.write(pcmView(frame)).then(settle, settle)
     if (this.pendingWrites >= (this.d.maxPendingWrites ?? 50)) this.pause('backpressure')
   }
 

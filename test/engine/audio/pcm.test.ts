@@ -1,5 +1,5 @@
 import t from 'tap'
-import { pcmFromBytes, pcmToBytes, rms, toFloat32 } from '../../../engine/audio/pcm.js'
+import { pcmFromBytes, pcmToBytes, pcmTransient, pcmView, rms, toFloat32 } from '../../../engine/audio/pcm.js'
 
 t.test('bytes are read and written little-endian', async (t) => {
   const bytes = Buffer.from([0x01, 0x00, 0xff, 0xff, 0x00, 0x80, 0xff, 0x7f])
@@ -39,4 +39,20 @@ t.test('rms is on a 0..1 scale', async (t) => {
   t.equal(rms(Int16Array.from([16384, -16384])), 0.5)
   const sine = Int16Array.from({ length: 16000 }, (_, i) => Math.round(32767 * Math.sin((2 * Math.PI * 440 * i) / 16000)))
   t.ok(Math.abs(rms(sine) - Math.SQRT1_2) < 1e-3)
+})
+
+t.test('pcmView shares the samples\' memory; pcmTransient views aligned bytes and copies the rest', async (t) => {
+  const pcm = Int16Array.from([1, -2, 300, -32768])
+  const view = pcmView(pcm)
+  t.same([...view], [...pcmToBytes(pcm)], 'the same bytes as a copy would hold')
+  t.equal(view.buffer, pcm.buffer, 'no copy on a little-endian host')
+  const bytes = new Uint8Array(pcmToBytes(pcm))
+  const aligned = pcmTransient(bytes)
+  t.same([...aligned], [...pcm])
+  t.equal(aligned.buffer, bytes.buffer, 'aligned bytes are viewed')
+  const odd = new Uint8Array(bytes.length + 1)
+  odd.set(bytes, 1)
+  const shifted = pcmTransient(odd.subarray(1))
+  t.same([...shifted], [...pcm], 'an odd offset is copied, correctly')
+  t.not(shifted.buffer, odd.buffer)
 })

@@ -6,7 +6,7 @@
  */
 import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js'
 import { DeepgramClient } from '@deepgram/sdk'
-import { SAMPLE_RATE, pcmToBytes } from '../../../audio/index.js'
+import { SAMPLE_RATE, pcmView } from '../../../audio/index.js'
 import { closeError, connectError, isResults, resultsToEvent } from './deepgram-wire.js'
 import { SttEventQueue } from './event-queue.js'
 import { SttError, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
@@ -144,7 +144,8 @@ class DeepgramLiveStream implements SttStream {
       this.droppedFrames++
       return
     }
-    this.send(() => this.socket!.sendMedia(pcmToBytes(pcm)))
+    // A view, no copy: the ws client masks into a copy of its own, and frames are never changed.
+    this.send(() => this.socket!.sendMedia(pcmView(pcm)))
   }
 
   endUtterance(): void {

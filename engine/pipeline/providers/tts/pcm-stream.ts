@@ -4,7 +4,7 @@
  * first bytes with a placeholder size, and providers speak at 22.05 or 24 kHz. Each core takes
  * bytes in and gives samples out, with an explicit end().
  */
-import { pcmFromBytes } from '../../../audio/pcm.js'
+import { pcmFromBytes, pcmTransient } from '../../../audio/pcm.js'
 import { downmix } from '../../../audio/wav.js'
 import { Resampler } from '../../../audio/resample.js'
 import { SAMPLE_RATE } from '../../../audio/format.js'
@@ -17,12 +17,21 @@ export class Pcm16Framer {
   constructor(private readonly channels = 1) {}
 
   push(bytes: Uint8Array): Int16Array {
+    return this.cut(bytes, pcmFromBytes)
+  }
+
+  /** As push(), but the samples may be a view of `bytes`: for a consumer that copies them at once. */
+  pushTransient(bytes: Uint8Array): Int16Array {
+    return this.cut(bytes, pcmTransient)
+  }
+
+  private cut(bytes: Uint8Array, samples: (b: Uint8Array) => Int16Array): Int16Array {
     const all = this.carry.length ? Buffer.concat([this.carry, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const frameBytes = 2 * this.channels
     const whole = all.length - (all.length % frameBytes)
     // Copied: the caller may reuse `bytes`, and the carry must not alias it.
     this.carry = Buffer.from(all.subarray(whole))
-    return whole ? pcmFromBytes(all.subarray(0, whole)) : new Int16Array(0)
+    return whole ? samples(all.subarray(0, whole)) : new Int16Array(0)
   }
 
   /** Bytes left over at the end: a truncated last frame, which is dropped (it is under 0.1 ms). */
@@ -120,8 +129,11 @@ export interface AudioDecoder {
 export function pcmDecoder(rateHz: number): AudioDecoder {
   const framer = new Pcm16Framer(1)
   const resampler = new Resampler(rateHz, SAMPLE_RATE)
+  // A resampler copies its input, so the samples need not be copied out of the network's bytes
+  // first; at 16 kHz it hands the samples themselves on, and they must be a copy.
+  const resampled = rateHz !== SAMPLE_RATE
   return {
-    push: (bytes) => resampler.push(framer.push(bytes)),
+    push: (bytes) => resampler.push(resampled ? framer.pushTransient(bytes) : framer.push(bytes)),
     end: () => {
       framer.end()
       return resampler.flush()
