@@ -203,12 +203,13 @@ export class Resampler {
     let phase = this.phase
     const count = pos < end ? Math.ceil(((end - pos) * up - phase) / down) : 0
     const out = new Int16Array(Math.max(0, count))
-    const table = this.fir && count > 0 ? kernel.simdTable(this.fir) : undefined
-    if (table !== undefined) {
+    const fir = this.fir
+    const table = fir && count > 0 ? kernel.simdTable(fir) : undefined
+    if (fir && table !== undefined) {
       // Output k sits at input pos + ⌊(phase + k·down)/up⌋; its padded row reaches simdLen samples on.
       const first = pos - half + 1 - bufStart
       const span = Math.floor((phase + (count - 1) * down) / up) + kernel.simdLen
-      this.fir!.run(table, kernel.simdLen, buf.subarray(first, first + span), count, phase, up, down, out)
+      fir.run(table, kernel.simdLen, buf.subarray(first, first + span), count, phase, up, down, out)
       const total = phase + count * down
       this.pos = pos + Math.floor(total / up)
       this.phase = total % up

@@ -1,9 +1,10 @@
 /**
  * Short-lived typed arrays cut from shared 64 KiB slabs: one ArrayBuffer per slab instead of one per
  * array. Why: V8 sweeps every ArrayBuffer that has a backing store of its own at each scavenge, on
- * the main thread. The per-frame path (caller frames, VAD windows, playout frames) made ~20k of
- * them a second at 75 calls, and the sweep was three quarters of each scavenge pause
- * (--trace-gc-nvp: sweep_array_buffers 3.6 of 4.7 ms), the pauses that made agent audio late.
+ * the main thread. The per-frame path (caller frames, VAD windows, playout frames) made one per
+ * frame and window, and at 50 calls the sweep was a large part of each scavenge pause
+ * (--trace-gc-nvp: sweep_array_buffers 1.6 ms of ~4.7 on average, 0.3 ms with slabs), the pauses
+ * that made agent audio late.
  *
  * A slab stays alive while any array cut from it does, so use these only for arrays that die
  * young (frames in flight), never for what is kept (caches, recordings). Regions are never reused,

@@ -3,11 +3,8 @@
  * Pure: parses what a client sends and builds what the server sends. No I/O here.
  */
 import { z } from 'zod'
-import { endianness } from 'node:os'
-import { SAMPLE_RATE } from '../audio/index.js'
+import { SAMPLE_RATE, pcmTransient } from '../audio/index.js'
 import { slabInt16 } from '../audio/slab.js'
-
-const LITTLE_ENDIAN_HOST = endianness() === 'LE'
 
 export const PROTOCOL_VERSION = 1
 /** 32 KiB = 1 s of PCM16 mono 16 kHz; a client streaming in real time never needs more. */
@@ -76,11 +73,7 @@ export function parseBinary(data: ArrayBuffer): ClientMessage {
     return { kind: 'error', code: 'bad_audio_frame', message: 'PCM16 frames need an even number of bytes' }
   }
   const pcm = slabInt16(data.byteLength / 2)
-  if (LITTLE_ENDIAN_HOST) pcm.set(new Int16Array(data))
-  else {
-    const view = new DataView(data)
-    for (let i = 0; i < pcm.length; i++) pcm[i] = view.getInt16(i * 2, true)
-  }
+  pcm.set(pcmTransient(new Uint8Array(data)))
   return { kind: 'audio', pcm }
 }
 
