@@ -1,4 +1,5 @@
 import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, samplesToMs } from '../audio/format.js'
+import { BlockPool, SampleQueue } from '../audio/sample-queue.js'
 import { slabInt16 } from '../audio/slab.js'
 import { realPlayoutClock, type PlayoutClock, type TimerId } from './playout-clock.js'
 
@@ -27,6 +28,9 @@ import { realPlayoutClock, type PlayoutClock, type TimerId } from './playout-clo
  * else when enough has been played (backpressure toward TTS). It may overshoot by one chunk: a chunk
  * into an empty buffer, or one the playing segment needs to make progress (otherwise a prefetched
  * next phrase filling the buffer would deadlock the current one). Producers must await push().
+ * Admitted audio is copied into blocks this playout reuses for the call's life (SampleQueue says
+ * why), so the bound is generous: a whole reply usually fits, and TTS streams are read as fast as
+ * they come instead of waiting, as garbage-to-be, in network buffers.
  *
  * Turns. `startTurn(signal)` opens a turn; aborting its signal = interrupt(). interrupt() drops all
  * queued and waiting audio (their push() resolves false), marks unfinished segments interrupted and
@@ -45,7 +49,8 @@ export interface PlayoutOptions {
   msPerChar: number
 }
 
-export const DEFAULT_PLAYOUT: PlayoutOptions = { leadMs: 60, maxBufferMs: 2000, msPerChar: 60 }
+/** 20 s of queued audio is 640 KB at most per call, held in reused blocks. */
+export const DEFAULT_PLAYOUT: PlayoutOptions = { leadMs: 60, maxBufferMs: 20_000, msPerChar: 60 }
 
 export type PlayoutEvent =
   | { type: 'segment_started'; text: string; at: number }
@@ -101,10 +106,8 @@ interface Segment {
   text: string
   state: SegmentState
   endCalled: boolean
-  chunks: Int16Array[]
-  /** Samples of chunks[0] already sent. */
-  offset: number
-  queued: number
+  /** Admitted, unsent samples. */
+  audio: SampleQueue
   waiting: Waiting[]
   /** Samples admitted, whether sent or not. */
   admitted: number
@@ -131,6 +134,8 @@ export class Playout {
   private readonly onEvent: (event: PlayoutEvent) => void
   /** Segments of the turn, in order; the playing one is the first still open. */
   private segments: Segment[] = []
+  /** Blocks for every segment's audio, this playout's alone. */
+  private readonly blocks = new BlockPool()
   private queued = 0
   private anchor = 0
   private framesSinceAnchor = 0
@@ -170,7 +175,7 @@ export class Playout {
   }
 
   beginSegment(text: string): SegmentHandle {
-    const seg: Segment = { text, state: 'open', endCalled: false, chunks: [], offset: 0, queued: 0, waiting: [], admitted: 0, sent: 0, framesSent: 0, heardAtCut: null }
+    const seg: Segment = { text, state: 'open', endCalled: false, audio: new SampleQueue(this.blocks), waiting: [], admitted: 0, sent: 0, framesSent: 0, heardAtCut: null }
     if (this.closed || this.turnSignal?.aborted) seg.state = 'interrupted'
     else this.segments.push(seg)
     return {
@@ -272,12 +277,11 @@ export class Playout {
 
   private fits(seg: Segment, samples: number): boolean {
     const max = this.o.maxBufferMs * SAMPLES_PER_MS
-    return this.queued === 0 || this.queued + samples <= max || (seg === this.playing() && seg.queued < FRAME_SAMPLES)
+    return this.queued === 0 || this.queued + samples <= max || (seg === this.playing() && seg.audio.length < FRAME_SAMPLES)
   }
 
   private admit(seg: Segment, pcm: Int16Array): void {
-    seg.chunks.push(pcm)
-    seg.queued += pcm.length
+    seg.audio.write(pcm)
     seg.admitted += pcm.length
     this.queued += pcm.length
     this.m.firstChunkAt ??= this.clock.now()
@@ -298,8 +302,7 @@ export class Playout {
   }
 
   private dropAudio(seg: Segment): void {
-    seg.chunks = []
-    seg.queued = 0
+    seg.audio.clear()
     for (const w of seg.waiting.splice(0)) w.resolve(false)
   }
 
@@ -376,7 +379,7 @@ export class Playout {
   }
 
   private hasFrame(seg: Segment): boolean {
-    return seg.queued >= FRAME_SAMPLES || (seg.queued > 0 && this.isComplete(seg))
+    return seg.audio.length >= FRAME_SAMPLES || (seg.audio.length > 0 && this.isComplete(seg))
   }
 
   /** end() was called and every waiting chunk of the segment has been admitted. */
@@ -384,23 +387,10 @@ export class Playout {
     return seg.endCalled && seg.waiting.length === 0
   }
 
-  /** Copies one frame out of the segment's chunks; a short tail is zero-padded. */
+  /** Copies one frame out of the segment's audio; a short tail is zero-padded. */
   private takeFrame(seg: Segment): { frame: Int16Array; real: number } {
     const frame = slabInt16(FRAME_SAMPLES)
-    let filled = 0
-    while (filled < FRAME_SAMPLES && seg.chunks.length > 0) {
-      const chunk = seg.chunks[0]!
-      const n = Math.min(FRAME_SAMPLES - filled, chunk.length - seg.offset)
-      frame.set(chunk.subarray(seg.offset, seg.offset + n), filled)
-      filled += n
-      seg.offset += n
-      if (seg.offset === chunk.length) {
-        seg.chunks.shift()
-        seg.offset = 0
-      }
-    }
-    seg.queued -= filled
-    return { frame, real: filled }
+    return { frame, real: seg.audio.read(frame, 0, FRAME_SAMPLES) }
   }
 
   private finishSegment(seg: Segment, now: number): void {

@@ -51,8 +51,9 @@ t.test('pending → connected → say (queued, then cutting) → end: receivers 
   // Cutting: a long line, interrupted by another once it is audible.
   const before = c.binaryBytes
   expectStatus(await control({ action: 'say', text: 'Our opening hours are nine to five on weekdays and ten to two on Saturdays, closed on Sundays and public holidays.' }), 202, 'long')
-  // About a second of the line has arrived (it runs for several).
-  await c.until(() => c.binaryBytes - before > 32_000, 15_000)
+  // A second and a half of the line has arrived (it runs for several): "Our opening hours" has
+  // been heard, by its share of the line's whole audio (which playout knows once TTS has sent it).
+  await c.until(() => c.binaryBytes - before > 48_000, 15_000)
   t.same(expectStatus(await control({ action: 'say', text: 'Sorry, one moment.', interrupt: true }), 202, 'cut'), { receivers: 1 })
   const cut = await c.event((e) => e.type === 'transcript' && e['role'] === 'agent' && e['interrupted'] === true, 5000)
   t.match(String(cut['text']), /^Our opening hours/, 'the cut line keeps what was heard')

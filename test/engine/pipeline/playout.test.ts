@@ -91,6 +91,23 @@ t.test('cuts chunks of any size into exact frames, padding only the last', async
   t.ok(joined.subarray(total).every((v) => v === 0), 'the tail is zero-padded')
 })
 
+t.test('admitted audio is a copy, and by default a whole long reply is admitted at once', async (t) => {
+  const { clock, playout, sent } = setup()
+  const seg = playout.beginSegment('a long reply')
+  // 15 s arriving faster than real time, as TTS providers send it: read without waiting.
+  const chunk = new Int16Array(4800)
+  for (let k = 0; k < 50; k++) {
+    chunk.fill(k + 1)
+    t.equal(await seg.push(chunk), true)
+  }
+  seg.end()
+  t.equal(playout.bufferedMs, 15_000 - 60, 'all queued but the lead already sent')
+  clock.advance(16_000)
+  t.equal(sent.length, 750)
+  // The producer refilled the same array for every chunk: each frame still holds its own chunk's value.
+  t.ok(sent.every((s, i) => s.frame.every((v) => v === Math.floor((i * FRAME_SAMPLES) / 4800) + 1)))
+})
+
 t.test('bounded buffer: push waits when full and resumes as frames are sent', async (t) => {
   const { clock, playout, sent } = setup({ leadMs: 20, maxBufferMs: 100 })
   const seg = playout.beginSegment('backpressure')
