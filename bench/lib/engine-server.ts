@@ -31,6 +31,8 @@ lag.enable()
 const send = (m: EngineFromChild) => process.send?.(m)
 process.on('message', (m: EngineToChild | { type: string }) => {
   if (m.type !== 'sample') return
+  // In the stall log, samples mark where the bench's measuring windows begin and end.
+  if (process.env.BENCH_ENGINE_STALLS) process.stdout.write(`sample ${Math.round(performance.now())}\n`)
   const cpu = process.cpuUsage()
   // The histogram holds whole timer intervals; the delay is what exceeds the resolution.
   const p99 = Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS)

@@ -195,7 +195,7 @@ export class Caller {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (cond()) finish()
-        else if (this.timeline.closed && !cond()) finish(new Error(`socket closed (${this.timeline.closed.code}) while waiting for ${what}`))
+        else if (this.timeline.closed && !cond()) finish(new Error(`socket closed (${this.timeline.closed.code}${this.timeline.error ? `, ${this.timeline.error}` : ''}) while waiting for ${what}`))
         else this.waiters.push(check)
       }
       const poll = setInterval(() => {

@@ -88,7 +88,7 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
       // Arrivals from earlier steps are measured already: dropping them keeps the callers' heap small.
       const cut = performance.now() - plan.warmupMs
       for (const t of calls) t.caller.forgetAudioBefore(cut)
-      const wire = plan.wireCapture ? await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-voice-wire-${process.pid}.pcap`)).catch((e: Error) => (log(`no wire capture: ${e.message}`), null)) : null
+      const wire = plan.wireCapture ? await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-voice-wire-${process.pid}-${n}.pcap`)).catch((e: Error) => (log(`no wire capture: ${e.message}`), null)) : null
       const s0 = await engine.sample()
       benchLag.reset()
       const from = performance.now()

@@ -48,7 +48,7 @@ export async function startWireCapture(port: number, file: string): Promise<Wire
       child.kill('SIGINT')
       await exited
       const frames = audioFramesFromPcap(fs.readFileSync(file))
-      fs.rmSync(file, { force: true })
+      if (!process.env.BENCH_WIRE_KEEP) fs.rmSync(file, { force: true })
       return frames
     },
   }
