@@ -60,6 +60,12 @@ export async function startWireCapture(port: number, file: string): Promise<Wire
  * frame of FRAME_BYTES counts at the timestamp of the segment that completed it. A socket whose
  * first captured segment does not start a frame (the capture began mid-frame) is read from its
  * next segment that does.
+ *
+ * The stream follows TCP sequence numbers: a retransmitted segment (loopback does retransmit: tail
+ * loss probes fire when the receiving process is slow to be scheduled) carries bytes already
+ * counted, and counting its frames again shifted every later frame of that socket by one and read
+ * as 20 ms of jitter. Bytes already seen are skipped; a hole (the capture lost a segment) drops the
+ * socket's partial frame and resumes at the next segment that starts a frame.
  */
 export function audioFramesFromPcap(b: Buffer): Map<number, number[]> {
   const out = new Map<number, number[]>()
@@ -71,6 +77,8 @@ export function audioFramesFromPcap(b: Buffer): Map<number, number[]> {
   const ipAt = link === 1 ? 14 : link === 113 ? 16 : link === 276 ? 20 : -1
   if (ipAt < 0) throw new Error(`unsupported pcap link type ${link}`)
   const pending = new Map<number, Buffer | null>()
+  /** The sequence number after the last byte taken, per socket. */
+  const next = new Map<number, number>()
   for (let off = 24; off + 16 <= b.length; ) {
     const t = b.readUInt32LE(off) * 1000 + b.readUInt32LE(off + 4) / (nanos ? 1e6 : 1e3)
     const len = b.readUInt32LE(off + 8)
@@ -81,8 +89,19 @@ export function audioFramesFromPcap(b: Buffer): Map<number, number[]> {
     const ipEnd = ipAt + pkt.readUInt16BE(ipAt + 2)
     if (pkt.length < tcp + 20) continue
     const dport = pkt.readUInt16BE(tcp + 2)
-    const data = pkt.subarray(tcp + (pkt[tcp + 12]! >> 4) * 4, ipEnd)
+    const seq = pkt.readUInt32BE(tcp + 4)
+    let data = pkt.subarray(tcp + (pkt[tcp + 12]! >> 4) * 4, ipEnd)
     if (data.length === 0) continue
+    const end = (seq + data.length) >>> 0
+    const expected = next.get(dport)
+    if (expected !== undefined) {
+      // Signed distance modulo 2^32: sequence numbers wrap.
+      const ahead = (seq - expected) | 0
+      if (ahead + data.length <= 0) continue // all of it seen already
+      if (ahead < 0) data = data.subarray(-ahead)
+      else if (ahead > 0) pending.delete(dport) // a hole: resync at a segment that starts a frame
+    }
+    next.set(dport, end)
     let carry = pending.get(dport)
     if (carry === undefined) {
       // First segment seen on this socket: usable only if it starts a frame.

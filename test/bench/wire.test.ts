@@ -3,14 +3,18 @@ import { audioFramesFromPcap, wireJitter } from '../../bench/voice/wire.js'
 import { FRAME_BYTES } from '../../bench/voice/caller.js'
 
 // A pcap (link type EN10MB, as tcpdump writes for lo) of TCP segments from port 8081 to `dport`.
-function pcap(segments: Array<{ ms: number; dport: number; data: Buffer }>): Buffer {
+// Sequence numbers follow on per socket unless a segment gives its own (a retransmission, a hole).
+function pcap(segments: Array<{ ms: number; dport: number; data: Buffer; seq?: number }>): Buffer {
+  const nextSeq = new Map<number, number>()
   const head = Buffer.alloc(24)
   head.writeUInt32LE(0xa1b2c3d4, 0)
   head.writeUInt16LE(2, 4)
   head.writeUInt16LE(4, 6)
   head.writeUInt32LE(262144, 16)
   head.writeUInt32LE(1, 20)
-  const recs = segments.map(({ ms, dport, data }) => {
+  const recs = segments.map(({ ms, dport, data, seq: given }) => {
+    const seq = given ?? nextSeq.get(dport) ?? 1000
+    nextSeq.set(dport, (seq + data.length) >>> 0)
     const eth = Buffer.alloc(14)
     eth.writeUInt16BE(0x0800, 12)
     const ip = Buffer.alloc(20)
@@ -20,6 +24,7 @@ function pcap(segments: Array<{ ms: number; dport: number; data: Buffer }>): Buf
     const tcp = Buffer.alloc(20)
     tcp.writeUInt16BE(8081, 0)
     tcp.writeUInt16BE(dport, 2)
+    tcp.writeUInt32BE(seq, 4)
     tcp[12] = 5 << 4
     const pkt = Buffer.concat([eth, ip, tcp, data])
     const rec = Buffer.alloc(16)
@@ -49,6 +54,46 @@ t.test('frames are counted per socket at the segment that completes them', async
   )
   t.same(frames.get(50001), [1000, 1000, 1021])
   t.same(frames.get(50002), [1025])
+})
+
+t.test('a retransmitted segment is not counted twice, whole or in part', async (t) => {
+  const a = audio()
+  const frames = audioFramesFromPcap(
+    pcap([
+      { ms: 1000, dport: 50001, data: a, seq: 5000 },
+      { ms: 1015, dport: 50001, data: a, seq: 5000 }, // a tail loss probe: the same bytes again
+      { ms: 1020, dport: 50001, data: audio(), seq: 5000 + a.length },
+      // A retransmission that overlaps the last frame's end and carries the next one.
+      { ms: 1040, dport: 50001, data: Buffer.concat([a.subarray(a.length - 10), audio()]), seq: 5000 + 2 * a.length - 10 },
+    ]),
+  )
+  t.same(frames.get(50001), [1000, 1020, 1040], 'each frame once, at its first transmission')
+})
+
+t.test('sequence numbers that wrap still follow on', async (t) => {
+  const a = audio()
+  const start = 2 ** 32 - 100
+  const frames = audioFramesFromPcap(
+    pcap([
+      { ms: 1000, dport: 50001, data: a, seq: start },
+      { ms: 1020, dport: 50001, data: audio(), seq: (start + a.length) >>> 0 },
+      { ms: 1021, dport: 50001, data: a, seq: start }, // a late retransmission from before the wrap
+    ]),
+  )
+  t.same(frames.get(50001), [1000, 1020])
+})
+
+t.test('a segment the capture lost drops the broken frame and resumes at the next frame start', async (t) => {
+  const a = audio()
+  const frames = audioFramesFromPcap(
+    pcap([
+      { ms: 1000, dport: 50001, data: a.subarray(0, 300), seq: 1 },
+      // bytes 300–399 never captured
+      { ms: 1001, dport: 50001, data: a.subarray(400), seq: 401 },
+      { ms: 1020, dport: 50001, data: audio(), seq: 1 + a.length },
+    ]),
+  )
+  t.same(frames.get(50001), [1020], 'no frame made of the wrong bytes')
 })
 
 t.test('wire jitter is the callers\' stretch jitter over those frames', async (t) => {
