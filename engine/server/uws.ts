@@ -1,7 +1,12 @@
 /**
  * uWebSockets.js implementation of EngineSocketServer. uWS rules that shape this file:
  * - an HttpRequest is valid only synchronously inside the upgrade handler: read everything first;
- * - an async upgrade must register res.onAborted and complete inside res.cork;
+ * - an async upgrade must register res.onAborted, and completes *outside* res.cork: in this uWS
+ *   build, cork() checks after its callback whether the response was upgraded by comparing
+ *   pointers, and when adopting the socket as a WebSocket reuses its memory in place, it reads
+ *   the new socket's bytes as HTTP state and may close the WebSocket it just opened (uWebSockets
+ *   issue #1928, fixed upstream in PR #1929). We saw 1–2 of 100 web calls die with 1006 within
+ *   ms of `hello`. uWS.js prints a one-time warning about the uncorked write;
  * - message ArrayBuffers are neutered after the callback returns: copy before handing them on;
  * - touching a WebSocket after its close handler ran crashes the process: every call is guarded.
  */
@@ -124,7 +129,8 @@ export class UwsServer implements EngineSocketServer {
         if (auth.ok) this.handler.abandoned?.(auth.context)
         return
       }
-      res.cork(() => res.upgrade<UserData>({ auth }, key, protocol, extensions, context))
+      // Not inside res.cork (see the top of this file): the warning it costs is printed once.
+      res.upgrade<UserData>({ auth }, key, protocol, extensions, context)
     }
     this.handler
       .authorize({ url, query: new URLSearchParams(query), headers, ip })
