@@ -3,8 +3,9 @@
  * its wire protocol so `@deepgram/sdk` runs its real code paths. It cannot recognize speech: the
  * test or bench scripts the transcript of each coming utterance, and the stand-in finds the
  * utterances in the audio it receives by energy, so the timing is real: interim Results (growing
- * prefixes of the scripted text) while speech flows, a final once `endpointing` ms of silence have
- * arrived, or at once on Finalize. Every exchange is logged with what the stand-in injected.
+ * prefixes of the scripted text) while the utterance lasts, and its final once `endpointing` ms of
+ * silence have arrived or a Finalize came, never sooner than the injected final latency after the
+ * speech ended. Every exchange is logged with what the stand-in injected.
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -19,6 +20,14 @@ export interface ScriptedUtterance {
   text: string
   /** Speech end → final for this utterance, overriding `finalLatencyMs`. */
   latencyMs?: number
+  /**
+   * How long the utterance's speech lasts in the audio: from its first loud 10 ms block to the end
+   * of its last. With it, each interim holds the words whose audio has arrived (each word's end
+   * placed by its share of the characters), as Deepgram's cumulative interims do, so one may hold
+   * every word before the final. Without it, interims add one word per interim while speech flows
+   * and never show the last one.
+   */
+  speechMs?: number
 }
 
 /** One failure, used by the next connection. */
@@ -40,7 +49,12 @@ export interface UtteranceLog {
   /** performance.now() when the last speech audio arrived, and when the final was sent. */
   speechEndAt: number
   finalSentAt: number
-  /** The processing delay the stand-in chose for this final (it waits at least this long after speechEndAt). */
+  /** performance.now() of the first Results (interim or the final) that held the final's whole transcript. */
+  completeAt: number
+  /**
+   * The delay after speechEndAt the stand-in imposed on this final: the one it drew, or less when
+   * CloseStream (or a next utterance) made it send the final early.
+   */
   injectedLatencyMs: number
   endedBy: 'endpointing' | 'finalize' | 'close_stream'
 }
@@ -73,7 +87,7 @@ export interface DeepgramStandInOptions {
   port?: number
   /** Speech end → final: a fixed delay, or a log-normal spread (latency.ts; default p50 250, p95 300). */
   finalLatencyMs?: LatencySpec
-  /** Audio ms of speech between interim results (default 250). */
+  /** Audio ms between interim results while an utterance lasts (default 250). */
   interimEveryMs?: number
   /** Pauses shorter than this never end an utterance (it cannot tell words apart); default 200. */
   minPauseMs?: number
@@ -157,9 +171,14 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     let samples = 0 // audio received, in samples (at sampleRate)
     let carry = new Int16Array(0)
     let odd: Buffer | null = null
-    type Current = { scripted: ScriptedUtterance | undefined; startMs: number; lastSpeechMs: number; lastSpeechAt: number; lastInterimMs: number; interims: number }
+    type Current = {
+      scripted: ScriptedUtterance | undefined; startMs: number; lastSpeechMs: number; lastSpeechAt: number
+      lastInterimMs: number; interims: number; shown: string; completeAt: number | null
+    }
+    const open = (scripted: ScriptedUtterance | undefined, now: number): Current =>
+      ({ scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, shown: '', completeAt: null })
     let cur: Current | null = null
-    let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number } | null = null
+    let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; endedBy: 'endpointing' | 'finalize' } | null = null
     const audioMs = () => (samples * 1000) / sampleRate
     let idle = setTimeout(onIdle, options.idleTimeoutMs ?? 10_000)
 
@@ -182,20 +201,49 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     const sendFinal = (u: Current, endMs: number, endedBy: UtteranceLog['endedBy'], latencyMs: number) => {
       const text = u.scripted?.text ?? ''
       results(u, endMs, text, { is_final: true, speech_final: endedBy !== 'finalize', ...(endedBy === 'finalize' ? { from_finalize: true } : {}) })
-      s.utterances.push({ text, unscripted: !u.scripted, speechStartMs: u.startMs, speechEndMs: u.lastSpeechMs, speechEndAt: u.lastSpeechAt, finalSentAt: performance.now(), injectedLatencyMs: latencyMs, endedBy })
+      const sentAt = performance.now()
+      s.utterances.push({
+        text, unscripted: !u.scripted, speechStartMs: u.startMs, speechEndMs: u.lastSpeechMs, speechEndAt: u.lastSpeechAt, finalSentAt: sentAt,
+        completeAt: u.completeAt ?? sentAt, injectedLatencyMs: Math.max(0, Math.min(latencyMs, Math.round(sentAt - u.lastSpeechAt))), endedBy,
+      })
       if (endedBy === 'endpointing' && utteranceEndMs !== null) send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: u.lastSpeechMs / 1000 })
     }
-    /** Ends what is pending (a scheduled final, then the utterance being spoken) now; true when there was any. */
-    const flush = (endedBy: UtteranceLog['endedBy']): boolean => {
-      const had = !!due || !!cur
-      if (due) {
-        clearTimeout(due.timer)
-        sendFinal(due.utt, due.endMs, endedBy === 'close_stream' ? 'endpointing' : endedBy, due.latencyMs)
-        due = null
-      }
-      if (cur) sendFinal(cur, cur.lastSpeechMs, endedBy, 0)
+    /** The utterance is over: its final goes out `latency` after its speech ended, not before now. */
+    const schedule = (u: Current, endedBy: 'endpointing' | 'finalize') => {
+      // One final pending at a time, in order: an earlier one still waiting goes out first.
+      if (due) sendDue()
+      const latencyMs = u.scripted?.latencyMs ?? latency()
+      const wait = Math.max(0, u.lastSpeechAt + latencyMs - performance.now())
+      due = { utt: u, endMs: u.lastSpeechMs, latencyMs, endedBy, timer: setTimeout(sendDue, wait) }
+    }
+    const sendDue = () => {
+      if (!due) return
+      const d = due
+      due = null
+      clearTimeout(d.timer)
+      sendFinal(d.utt, d.endMs, d.endedBy, d.latencyMs)
+    }
+    /** CloseStream: what is pending (a scheduled final, then the utterance being spoken) goes out now. */
+    const flushAll = () => {
+      sendDue()
+      if (cur) sendFinal(cur, cur.lastSpeechMs, 'close_stream', 0)
       cur = null
-      return had
+    }
+    /** The words of `u` whose audio has arrived by audio time `nowMs` (see ScriptedUtterance.speechMs). */
+    const heardWords = (u: Current, nowMs: number): string => {
+      const words = (u.scripted?.text ?? '').split(/\s+/).filter(Boolean)
+      const speechMs = u.scripted?.speechMs
+      // Growing prefixes, never the whole text: the final is what completes it.
+      if (speechMs === undefined) return words.slice(0, Math.min(u.interims, Math.max(0, words.length - 1))).join(' ')
+      const total = words.reduce((n, w) => n + w.length, 0)
+      let chars = 0
+      const heard: string[] = []
+      for (const w of words) {
+        chars += w.length
+        if (u.startMs + (speechMs * chars) / total > nowMs) break
+        heard.push(w)
+      }
+      return heard.join(' ')
     }
 
     function onAudio(pcm: Int16Array): void {
@@ -207,26 +255,25 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         const block = all.subarray(at, at + BLOCK)
         samples += BLOCK
         const now = audioMs()
-        if (rms(block) >= threshold) {
-          if (!cur) cur = { scripted: script.shift(), startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0 }
+        const loud = rms(block) >= threshold
+        if (loud) {
+          if (!cur) cur = open(script.shift(), now)
           cur.lastSpeechMs = now
           cur.lastSpeechAt = performance.now()
-          if (interims && now - cur.lastInterimMs >= interimEveryMs) {
-            cur.lastInterimMs = now
-            cur.interims++
-            const words = (cur.scripted?.text ?? '').split(/\s+/).filter(Boolean)
-            // Growing prefixes, never the whole text: the final is what completes it.
-            const shown = words.slice(0, Math.min(cur.interims, Math.max(0, words.length - 1))).join(' ')
-            if (shown) results(cur, now, shown, { is_final: false, speech_final: false })
-          }
         } else if (cur && now - cur.lastSpeechMs >= pauseMs) {
-          // Endpoint: the final goes out `latency` after the speech ended, not before now.
-          const u = cur
+          schedule(cur, 'endpointing')
           cur = null
-          if (due) flush('endpointing')
-          const latencyMs = u.scripted?.latencyMs ?? latency()
-          const wait = Math.max(0, u.lastSpeechAt + latencyMs - performance.now())
-          due = { utt: u, endMs: u.lastSpeechMs, latencyMs, timer: setTimeout(() => { due = null; sendFinal(u, u.lastSpeechMs, 'endpointing', latencyMs) }, wait) }
+        }
+        // Interims follow the audio, trailing silence included, once words are placed in time.
+        if (cur && interims && (loud || cur.scripted?.speechMs !== undefined) && now - cur.lastInterimMs >= interimEveryMs) {
+          cur.lastInterimMs = now
+          cur.interims++
+          const shown = heardWords(cur, now)
+          if (shown && shown !== cur.shown) {
+            cur.shown = shown
+            results(cur, now, shown, { is_final: false, speech_final: false })
+            if (shown === cur.scripted?.text.split(/\s+/).filter(Boolean).join(' ')) cur.completeAt ??= performance.now()
+          }
         }
       }
       carry = all.slice(at)
@@ -262,12 +309,17 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       if (type === 'KeepAlive') s.keepAlives++
       else if (type === 'Finalize') {
         s.finalizes++
-        // Deepgram answers a Finalize with a from_finalize result even when nothing was pending.
-        if (!flush('finalize')) results({ scripted: undefined, startMs: audioMs(), lastSpeechMs: audioMs(), lastSpeechAt: 0, lastInterimMs: 0, interims: 0 }, audioMs(), '', { is_final: true, speech_final: false, from_finalize: true })
+        // The utterance being spoken ends here; its final still takes the injected latency. One
+        // already endpointed answers with its own final. With nothing pending, Deepgram answers a
+        // Finalize with an empty from_finalize result.
+        if (cur) {
+          schedule(cur, 'finalize')
+          cur = null
+        } else if (!due) results({ ...open(undefined, audioMs()), startMs: audioMs() }, audioMs(), '', { is_final: true, speech_final: false, from_finalize: true })
       } else if (type === 'CloseStream') {
         s.closeStreams++
         if (hang) return
-        flush('close_stream')
+        flushAll()
         send({ type: 'Metadata', transaction_key: 'deprecated', request_id: requestId, sha256: '', created: new Date().toISOString(), duration: audioMs() / 1000, channels: 1, models: [MODEL_INFO.name], model_info: {} })
         serverClosed = true
         ws.close(1000)

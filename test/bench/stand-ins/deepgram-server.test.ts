@@ -83,7 +83,64 @@ t.test('finds the utterance by energy: interims, a final after endpointing silen
   t.equal(await s.sessions[0]!.ended, 'completed')
 })
 
-t.test('Finalize answers at once with from_finalize, even with nothing pending', async (t) => {
+const transcripts = (ms: Array<Record<string, unknown>>, final: boolean) =>
+  ms.filter((m) => m.type === 'Results' && m.is_final === final).map((m) => (m.channel as { alternatives: Array<{ transcript: string }> }).alternatives[0]!.transcript)
+
+t.test('with speechMs, interims hold the words whose audio has arrived, and may hold them all before the final', async (t) => {
+  const s = await standIn(t)
+  // Word ends by characters (22): Turn 182, the 318, lights 591, off 727, please 1000 ms.
+  s.script({ text: 'Turn the lights off please', speechMs: 1000 })
+  const c = await connect(s.url + QUERY)
+  await sendAudio(c.ws, Buffer.concat([audio(1000, true), audio(400, false)]))
+  await new Promise((r) => setTimeout(r, 50))
+  t.same(transcripts(c.messages, false), ['Turn', 'Turn the', 'Turn the lights off', 'Turn the lights off please'], 'every 250 ms of audio, only when it changed')
+  t.same(transcripts(c.messages, true), ['Turn the lights off please'])
+  const u = s.sessions[0]!.utterances[0]!
+  t.ok(u.completeAt < u.finalSentAt, 'complete in an interim before the final')
+  c.ws.close()
+})
+
+t.test('interims go on through the trailing silence until the endpoint', async (t) => {
+  const s = await standIn(t, { interimEveryMs: 400 })
+  s.script({ text: 'Turn the lights off please', speechMs: 1000 })
+  const c = await connect(s.url + QUERY)
+  await sendAudio(c.ws, Buffer.concat([audio(1000, true), audio(400, false)]))
+  await new Promise((r) => setTimeout(r, 50))
+  // Ticks at 400 and 800 ms of speech, then 1200 in the silence (the endpoint is at 1300).
+  t.same(transcripts(c.messages, false), ['Turn the', 'Turn the lights off', 'Turn the lights off please'])
+  c.ws.close()
+})
+
+t.test('a Finalize ends the utterance, but its final still waits out the injected latency', async (t) => {
+  const s = await standIn(t, { finalLatencyMs: 150 })
+  s.script('Yes')
+  const c = await connect(s.url + QUERY)
+  await sendAudio(c.ws, audio(300, true))
+  const finalizedAt = performance.now()
+  c.ws.send(JSON.stringify({ type: 'Finalize' }))
+  const final = await new Promise<number>((resolve) => c.ws.on('message', (d) => JSON.parse(String(d)).is_final && resolve(performance.now())))
+  const u = s.sessions[0]!.utterances[0]!
+  t.match(u, { text: 'Yes', endedBy: 'finalize', injectedLatencyMs: 150 })
+  t.ok(u.finalSentAt - u.speechEndAt >= 149, `final ${Math.round(u.finalSentAt - u.speechEndAt)} ms after the speech`)
+  t.ok(final - finalizedAt >= 100, 'not at once')
+  c.ws.close()
+})
+
+t.test('CloseStream sends a waiting final at once and logs only the latency it served', async (t) => {
+  const s = await standIn(t, { finalLatencyMs: 2000 })
+  s.script('Yes')
+  const c = await connect(s.url + QUERY)
+  await sendAudio(c.ws, Buffer.concat([audio(300, true), audio(400, false)]))
+  await new Promise((r) => setTimeout(r, 50))
+  t.same(transcripts(c.messages, true), [], 'endpointed, its final still waiting')
+  c.ws.send(JSON.stringify({ type: 'CloseStream' }))
+  await c.closed
+  t.same(transcripts(c.messages, true), ['Yes'])
+  const u = s.sessions[0]!.utterances[0]!
+  t.ok(u.injectedLatencyMs < 2000 && u.injectedLatencyMs <= Math.round(u.finalSentAt - u.speechEndAt), `served ${u.injectedLatencyMs} ms`)
+})
+
+t.test('Finalize answers with from_finalize, even with nothing pending', async (t) => {
   const s = await standIn(t)
   s.script('Yes')
   const c = await connect(s.url + QUERY)
