@@ -112,6 +112,7 @@ const STATUS_ERRORS: Record<number, [string, string, string | null]> = {
 
 export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise<OpenAiStandIn> {
   const replies: ScriptedReply[] = []
+  const keyed = new Map<string, ScriptedReply[]>()
   const failures: InjectedFailure[] = []
   const requests: ReceivedRequest[] = []
   const settlers = new WeakMap<ReceivedRequest, (o: RequestOutcome) => void>()
@@ -161,7 +162,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     if (failure?.kind === 'status') return statusFailure(res, failure, record)
     if (failure?.kind === 'hang') return
     if (failure?.kind === 'reset' && failure.afterChunks === 0) return reset(res, record)
-    const reply = replies.shift() ?? echo(checked.request)
+    const reply = keyed.get(lastUserText(checked.request))?.shift() ?? replies.shift() ?? echo(checked.request)
     await answer(res, record, checked.request, reply, failure)
   }
 
@@ -288,7 +289,12 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,
     requests,
-    script: (...r) => void replies.push(...r),
+    script: (...r) => {
+      for (const reply of r) {
+        if (reply.forUser === undefined) replies.push(reply)
+        else keyed.set(reply.forUser, [...(keyed.get(reply.forUser) ?? []), reply])
+      }
+    },
     synonyms: (...groups) => void (synonyms = synonymTable(groups)),
     fail: (...f) => void failures.push(...f),
     pace: (p) => {
@@ -306,6 +312,11 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
 function echo(request: ValidRequest): ScriptedReply {
   const last = [...request.messages].reverse().find((m) => m.role === 'user') ?? request.messages.at(-1)
   return { text: `You said: ${contentText(last?.content)}` }
+}
+
+function lastUserText(request: ValidRequest): string {
+  const last = [...request.messages].reverse().find((m) => m.role === 'user')
+  return last ? contentText(last.content) : ''
 }
 
 /** Whether a delta hands the client text: content, or a tool call's name or argument piece. */

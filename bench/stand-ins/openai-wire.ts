@@ -21,6 +21,13 @@ export interface ScriptedReply {
   finishReason?: 'stop' | 'length' | 'tool_calls' | 'content_filter'
   /** Overrides the computed token counts. */
   usage?: { prompt_tokens: number; completion_tokens: number }
+  /**
+   * Answers only a request whose last user message is exactly this text (replies for one text are
+   * used in order, once each, ahead of the unkeyed queue). A voice agent that speculates on partial
+   * transcripts sends requests it then drops: an unkeyed reply would go to whichever came first.
+   * A tool call's follow-up request still ends its history with the same user message.
+   */
+  forUser?: string
 }
 
 export interface ChunkPlan {

@@ -55,6 +55,17 @@ t.test('answers without streaming as one chat.completion', async (t) => {
   t.match(body, { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'You said: two different inputs' }, finish_reason: 'stop' }], usage: { completion_tokens: 5 } })
 })
 
+t.test('replies scripted for a user text answer only that text, in order, ahead of the queue', async (t) => {
+  const s = await standIn(t)
+  s.script({ text: 'Queued.' }, { text: 'For the table.', forUser: 'book a table' }, { text: 'Again.', forUser: 'book a table' })
+  const answer = async (text: string) => ((await (await post(s, user(text))).json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content
+  t.equal(await answer('book a'), 'Queued.', 'a speculation on a prefix takes the queue, not the keyed reply')
+  t.equal(await answer('book a table'), 'For the table.')
+  t.equal(await answer('book a'), 'You said: book a', 'the queue is empty: echo')
+  t.equal(await answer('book a table'), 'Again.', 'the next one for the same text')
+  t.equal(await answer('book a table'), 'You said: book a table', 'each is used once')
+})
+
 t.test('streams scripted tool calls with arguments split across chunks', async (t) => {
   const s = await standIn(t)
   s.script({ text: ['One ', 'moment.'], toolCalls: [{ id: 'call_1', name: 'lookup', arguments: { order: '42', note: 'a longer argument' }, fragments: 4 }] })
