@@ -8,11 +8,27 @@ export interface EndpointerOptions {
    * after the last final). When it passes, the turn ends on the finals plus the last partial.
    */
   maxWaitForFinalMs: number
-  /** Emit `preempt` on a stable final during the silence wait (the config's `preemptive_generation`). */
+  /**
+   * Emit `preempt` during the silence wait (the config's `preemptive_generation`): on a stable
+   * final, and, while the final is still pending, on the STT's latest partial (a speculation).
+   */
   preemptive: boolean
+  /**
+   * Silence before a partial is speculated on. Speech has pauses between words (up to ~170 ms in
+   * the bench's espeak lines, more in people's): speculating in each would spend an LLM request per
+   * pause and the per-turn budget before the turn's real end.
+   */
+  speculateAfterMs: number
 }
 
-export const DEFAULT_ENDPOINTER: EndpointerOptions = { silenceMs: 300, maxWaitForFinalMs: 1500, preemptive: true }
+/**
+ * Speculations on partials per turn. A partial taken at the pause may still miss the last word, so
+ * the next partial replaces it; past this many, the turn waits for the final (each costs an LLM
+ * request that is thrown away if the final says otherwise).
+ */
+export const MAX_SPECULATIONS = 3
+
+export const DEFAULT_ENDPOINTER: EndpointerOptions = { silenceMs: 300, maxWaitForFinalMs: 1500, preemptive: true, speculateAfterMs: 150 }
 
 function checkMs(name: string, value: number): void {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number of ms ≥ 0, got ${value}`)
@@ -35,21 +51,33 @@ function checkMs(name: string, value: number): void {
  * - A final with no VAD speech around it (VAD missed a quiet voice) starts the clock itself.
  * - Preemption: ready and silent → `preempt` once per text; speech_start or any new words while a
  *   preempt is outstanding → `cancel_preempt` (and a new preempt once ready again).
+ * - Speculation: silent for speculateAfterMs, final still pending, a partial heard → `preempt` on
+ *   the finals plus that partial (at most MAX_SPECULATIONS per turn). The STT's finals usually come a few hundred ms
+ *   after its partials already hold every word; when the final says the same, the preempt stands
+ *   (the turn keeps it), so the model's time overlaps the STT's. A final or partial that says
+ *   anything else cancels it, as any new words do. A text the caller spoke on after (a pause
+ *   inside the turn) is not speculated on again until the STT says more.
  */
 export abstract class Endpointer implements TurnStrategy {
   protected readonly options: EndpointerOptions
   private speaking = false
   private silentSince: number | null = null
+  /** The refined edge of the current silence (speculation's clock); silentSince when unknown. */
+  private quietSince: number | null = null
   private finals: string[] = []
   private partial = ''
   /** The STT has produced words since the latest speech_start. */
   private heard = false
   private preempted: string | null = null
+  private speculations = 0
+  /** A speculated text the caller spoke on after: not the turn's end, so not speculated on again. */
+  private spokenPast: string | null = null
 
   constructor(options: Partial<EndpointerOptions> = {}) {
     this.options = { ...DEFAULT_ENDPOINTER, ...options }
     checkMs('silenceMs', this.options.silenceMs)
     checkMs('maxWaitForFinalMs', this.options.maxWaitForFinalMs)
+    checkMs('speculateAfterMs', this.options.speculateAfterMs)
   }
 
   /** Silence (ms) to wait after speech that produced `text`. */
@@ -61,24 +89,32 @@ export abstract class Endpointer implements TurnStrategy {
       case 'speech_start':
         this.speaking = true
         this.silentSince = null
+        this.quietSince = null
         this.heard = false
+        this.spokeOn()
         this.cancel(event.at, out)
         break
       case 'speech_pause':
         this.speaking = false
         this.silentSince = event.at
+        this.quietSince = event.edgeAt ?? event.at
         break
       case 'speech_resume':
         // The same utterance goes on: what the STT heard of it still counts, a preempt does not.
         this.speaking = true
         this.silentSince = null
+        this.quietSince = null
+        this.spokeOn()
         this.cancel(event.at, out)
         break
       case 'speech_end':
         // After a speech_pause the silence has been counting since that same instant, or the turn
         // has even ended on it: a confirmation arriving after that must not restart the clock
         // (a stale clock would end the caller's next words as soon as the STT hears one of them).
-        if (this.speaking) this.silentSince = event.at
+        if (this.speaking) {
+          this.silentSince = event.at
+          this.quietSince = event.edgeAt ?? event.at
+        }
         this.speaking = false
         break
       case 'transcript': {
@@ -89,10 +125,11 @@ export abstract class Endpointer implements TurnStrategy {
         } else this.partial = text
         if (!text) break
         this.heard = true
-        // Finals only ever add words, and a partial after a final is a new segment: either way
-        // the user went on, so whatever was preempted is stale.
-        this.cancel(event.at, out)
-        if (!this.speaking && this.silentSince === null) this.silentSince = event.at
+        // Finals only ever add words, and a partial after a final is a new segment: unless the
+        // words are the very ones preempted (the final confirming a speculation), the user went
+        // on or the STT changed its mind, so whatever was preempted is stale.
+        if (this.preempted !== this.heardText()) this.cancel(event.at, out)
+        if (!this.speaking && this.silentSince === null) this.silentSince = this.quietSince = event.at
         break
       }
       case 'tick':
@@ -105,10 +142,44 @@ export abstract class Endpointer implements TurnStrategy {
   reset(): void {
     // `speaking` mirrors the VAD, which keeps running; only the turn is forgotten.
     this.silentSince = null
+    this.quietSince = null
     this.finals = []
     this.partial = ''
     this.heard = false
     this.preempted = null
+    this.speculations = 0
+    this.spokenPast = null
+  }
+
+  /** The caller speaks again: what was preempted (if it was a speculation on a partial) was no end. */
+  private spokeOn(): void {
+    if (this.preempted !== null && this.partial) this.spokenPast = this.preempted
+  }
+
+  /** The finals plus the pending partial: everything the STT has said this turn. */
+  private heardText(): string {
+    const finals = this.finals.join(' ')
+    return finals && this.partial ? `${finals} ${this.partial}` : finals || this.partial
+  }
+
+  nextWakeAt(): number | null {
+    if (this.speaking || this.silentSince === null) return null
+    const finalText = this.finals.join(' ')
+    if (finalText && !this.partial && this.heard) return this.silentSince + this.waitMs(finalText)
+    const text = this.heardText()
+    if (!text) return null
+    const end = this.silentSince + Math.max(this.waitMs(text), this.options.maxWaitForFinalMs)
+    const speculating = this.canSpeculate(text)
+    return speculating ? Math.min(end, this.quietStart() + this.options.speculateAfterMs) : end
+  }
+
+  private canSpeculate(text: string): boolean {
+    return this.options.preemptive && !!this.partial && this.heard && this.preempted !== text && text !== this.spokenPast && this.speculations < MAX_SPECULATIONS
+  }
+
+  /** Where speculation's silence began: the refined edge, never after the VAD's own. */
+  private quietStart(): number {
+    return Math.min(this.quietSince ?? this.silentSince!, this.silentSince!)
   }
 
   private evaluate(at: number, out: TurnDecision[]): void {
@@ -123,8 +194,15 @@ export abstract class Endpointer implements TurnStrategy {
       }
       return
     }
-    const text = [finalText, this.partial].filter(Boolean).join(' ')
-    if (text && silentMs >= Math.max(this.waitMs(text), this.options.maxWaitForFinalMs)) this.end(at, text, out)
+    const text = this.heardText()
+    if (text && silentMs >= Math.max(this.waitMs(text), this.options.maxWaitForFinalMs)) return this.end(at, text, out)
+    const quietMs = at - this.quietStart()
+    if (quietMs >= this.options.speculateAfterMs && this.canSpeculate(text)) {
+      this.cancel(at, out)
+      this.speculations++
+      this.preempted = text
+      out.push({ type: 'preempt', text, at })
+    }
   }
 
   private end(at: number, text: string, out: TurnDecision[]): void {

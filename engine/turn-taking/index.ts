@@ -1,5 +1,5 @@
 export type { TurnEvent, TurnDecision, TurnStrategy } from './strategy.js'
-export { Endpointer, DEFAULT_ENDPOINTER, type EndpointerOptions } from './endpointer.js'
+export { Endpointer, DEFAULT_ENDPOINTER, MAX_SPECULATIONS, type EndpointerOptions } from './endpointer.js'
 export { SilenceStrategy, type SilenceOptions } from './silence.js'
 export { TextAdaptiveStrategy, DEFAULT_TEXT_ADAPTIVE, type TextAdaptiveOptions } from './text-adaptive.js'
 export { textCue, CONTINUATION_WORDS, type TextCue } from './text-cues.js'

@@ -7,13 +7,17 @@
 /** What the strategy hears: VAD edges, STT results, and a tick per audio frame (20 ms). */
 export type TurnEvent =
   | { type: 'speech_start'; at: number }
-  /** `at` is when the speech stopped, not when the VAD noticed (its hangover is already subtracted). */
-  | { type: 'speech_end'; at: number }
+  /**
+   * `at` is when the speech stopped, not when the VAD noticed (its hangover is already subtracted).
+   * `edgeAt`, when known, is that edge as refined on the signal (the VAD's windows place it late
+   * by their fall time); only speculation times its silence from it.
+   */
+  | { type: 'speech_end'; at: number; edgeAt?: number }
   /**
    * The VAD heard speech go quiet at `at` but is still bridging a possible pause between words: a
    * speech_resume or the speech_end follows. The end-of-turn wait may start counting here.
    */
-  | { type: 'speech_pause'; at: number }
+  | { type: 'speech_pause'; at: number; edgeAt?: number }
   | { type: 'speech_resume'; at: number }
   /** A partial replaces the previous partial; a final commits the segment and clears the partial. */
   | { type: 'transcript'; text: string; final: boolean; at: number }
@@ -33,6 +37,12 @@ export type TurnDecision =
 
 export interface TurnStrategy {
   handle(event: TurnEvent): TurnDecision[]
+  /**
+   * The earliest instant at which a tick alone could bring a decision (a wait running out), or
+   * null when only new events can. The pipeline ticks every frame anyway; this lets it wake at
+   * the instant instead of up to a frame later.
+   */
+  nextWakeAt?(): number | null
   /** Forget the current turn (e.g. the call moved on, or the agent took the turn itself). */
   reset(): void
 }

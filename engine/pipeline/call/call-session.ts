@@ -139,6 +139,8 @@ export class CallSession {
   private muted = false
   /** When the VAD window being judged arrived (its last frame), for the barge-in stop metric. */
   private windowArrivedAt = 0
+  private wake: TimerId | null = null
+  private wakeAt: number | null = null
 
   constructor(deps: CallSessionDeps) {
     this.d = deps
@@ -264,7 +266,7 @@ export class CallSession {
         this.d.recorder.event('speech_end', { at: placed })
         this.stt?.endUtterance()
       }
-      this.turnEvent({ type: e.type, at })
+      this.turnEvent(e.type === 'speech_pause' || e.type === 'speech_end' ? { type: e.type, at, edgeAt: placed } : { type: e.type, at })
     }
   }
 
@@ -310,6 +312,25 @@ export class CallSession {
       this.onDecision(dec)
       if (this.ending) return
     }
+    this.scheduleWake()
+  }
+
+  /**
+   * A wait in the strategy runs out between two frame ticks: tick it at that instant, so a
+   * speculation or an end of turn is not up to a frame (20 ms) late.
+   */
+  private scheduleWake(): void {
+    const at = this.d.strategy.nextWakeAt?.() ?? null
+    if (at === this.wakeAt) return
+    if (this.wake !== null) this.clock.clearTimer(this.wake)
+    this.wake = null
+    this.wakeAt = at
+    if (at === null) return
+    this.wake = this.clock.setTimer(() => {
+      this.wake = null
+      this.wakeAt = null
+      this.turnEvent({ type: 'tick', at: this.clock.now() })
+    }, Math.max(0, at - this.clock.now()))
   }
 
   private onDecision(dec: TurnDecision): void {
@@ -652,6 +673,8 @@ export class CallSession {
     this.ending = true
     if (this.ticker !== null) this.clock.clearTimer(this.ticker)
     this.ticker = null
+    if (this.wake !== null) this.clock.clearTimer(this.wake)
+    this.wake = null
     this.turn?.source.cancel()
     this.preempt?.gen.cancel()
     this.preempt = null

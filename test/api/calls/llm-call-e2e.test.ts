@@ -65,7 +65,10 @@ t.test('an LLM voice agent over uWS: tool call, barge-in, end by control; record
 
   // Turn 1: the model calls the Slack tool, then answers.
   s.dg.script('Please tell the team I am running late.')
-  llm.script({ toolCalls: [{ name: 'slack__post_message', arguments: { channel: '#general', text: 'The caller is running late.' }, fragments: 3 }] }, { text: ['Done, ', 'I told the team.'] })
+  // Replies are keyed by the words: the engine also speculates on partial transcripts, and those
+  // requests (dropped when the final says more) must not take a reply meant for the turn.
+  const late1 = 'Please tell the team I am running late.'
+  llm.script({ forUser: late1, toolCalls: [{ name: 'slack__post_message', arguments: { channel: '#general', text: 'The caller is running late.' }, fragments: 3 }] }, { forUser: late1, text: ['Done, ', 'I told the team.'] })
   await mic.say(late)
   t.equal((await c.event(final('user', 'turn-1'), 10_000))['text'], 'Please tell the team I am running late.')
   t.equal((await c.event(final('agent', 'turn-1'), 20_000))['text'], 'Done, I told the team.')
@@ -76,13 +79,13 @@ t.test('an LLM voice agent over uWS: tool call, barge-in, end by control; record
 
   // Turn 2: a long answer, cut by the caller a second in.
   s.dg.script('When are you open?')
-  llm.script({ text: HOURS.split(/(?<= )/) })
+  llm.script({ forUser: 'When are you open?', text: HOURS.split(/(?<= )/) })
   await mic.say(hours)
   await c.event(final('user', 'turn-2'), 10_000)
   await c.event((e) => e.type === 'status' && e['status'] === 'speaking' && c.events.indexOf(e) > c.events.indexOf(m1), 15_000)
   await new Promise((r) => setTimeout(r, 1200))
   s.dg.script('Hold on, I only need Saturday.')
-  llm.script({ text: ['On Saturdays ', 'we are open from ten to two.'] })
+  llm.script({ forUser: 'Hold on, I only need Saturday.', text: ['On Saturdays ', 'we are open from ten to two.'] })
   await mic.say(wait)
   const cut = await c.event(final('agent', 'turn-2'), 10_000)
   t.equal(cut['interrupted'], true)
@@ -97,7 +100,7 @@ t.test('an LLM voice agent over uWS: tool call, barge-in, end by control; record
   // End by control, after the caller's thanks is answered.
   await c.event((e) => e.type === 'status' && e['status'] === 'listening' && c.events.indexOf(e) > c.events.indexOf(cut), 15_000)
   s.dg.script('Thank you.')
-  llm.script({ text: ['You are welcome.'] })
+  llm.script({ forUser: 'Thank you.', text: ['You are welcome.'] })
   await mic.say(thanks)
   await c.event(final('agent', 'turn-4'), 20_000)
   const ended = await s.a.request('POST', `/api/v1/calls/${call}/control`, { token: s.owner.token, body: { action: 'end' } })
