@@ -25,6 +25,7 @@ import { END_OF_TURN_WAIT_MS, LLM_TOKENS_PER_S, setUpOrg, startProviders, type O
 import type { BargeInTimeline, ReplyTimeline } from './voice/timeline.js'
 import { callerScript, type CallerScript, type Lang } from './voice/utterances.js'
 import { tcpdumpPath } from './voice/wire.js'
+import { DEFAULT_ENDPOINTER } from '../engine/turn-taking/index.js'
 
 const quick = process.argv.includes('--quick')
 const log = (msg: string) => process.stderr.write(`[voice-calls] ${msg}\n`)
@@ -81,8 +82,9 @@ async function converse(org: Org, p: Providers, script: CallerScript, pacer: Fra
     const interrupt = (k + 1) % PLAN.interruptEvery === 0
     const backchannel = !interrupt && (k + 1) % PLAN.backchannelEvery === 0
     await sleep(PLAN.pauseMs + ((k * 173) % PLAN.pauseMs)) // a varied pause before speaking
-    p.dg.script(turn.text)
-    p.llm.script({ text: interrupt ? longReply : script.replies[k % script.replies.length]! })
+    p.dg.script({ text: turn.text, speechMs: turn.speechMs })
+    // Keyed by the words: speculative requests on partial transcripts must not take the reply.
+    p.llm.script({ text: interrupt ? longReply : script.replies[k % script.replies.length]!, forUser: turn.text })
     const u = await c.say(turn.pcm, turn.text)
     await c.until(() => firstAudioAfter(c.timeline, u.speechEndAt) !== null, 15_000, `reply to "${turn.text}"`).catch((e: Error) => out.missed.push(e.message))
     const firstAudioAt = firstAudioAfter(c.timeline, u.speechEndAt)
@@ -91,14 +93,14 @@ async function converse(org: Org, p: Providers, script: CallerScript, pacer: Fra
     if (backchannel) {
       await sleep(300)
       const bc = script.backchannels[k % script.backchannels.length]!
-      p.dg.script(bc.text)
+      p.dg.script({ text: bc.text, speechMs: bc.speechMs })
       await c.say(bc.pcm, bc.text)
     }
     if (interrupt) {
       await sleep(800)
       const it = script.interruptions[k % script.interruptions.length]!
-      p.dg.script(it.text)
-      p.llm.script({ text: script.replies[(k + 1) % script.replies.length]! })
+      p.dg.script({ text: it.text, speechMs: it.speechMs })
+      p.llm.script({ text: script.replies[(k + 1) % script.replies.length]!, forUser: it.text })
       const from = c.timeline.events.length
       const iu = await c.say(it.pcm, it.text)
       const b = await bargeIn(c, iu.speechOnsetAt, from)
@@ -129,8 +131,8 @@ function joinReply(speechEndAt: number, firstAudioAt: number | null, text: strin
   const llm = asked.filter((r) => JSON.stringify(r.messages.at(-1) ?? '').includes(text)).at(-1) ?? asked.at(-1)
   const tts = llm ? p.speech.requests.find((r) => r.receivedAt >= llm.receivedAt && r.receivedAt < until) : undefined
   return {
-    speechEndAt, firstAudioAt, endOfTurnWaitMs: END_OF_TURN_WAIT_MS, preemptive: true,
-    stt: utt ? { finalSentAt: utt.finalSentAt, injectedMs: utt.injectedLatencyMs } : null,
+    speechEndAt, firstAudioAt, endOfTurnWaitMs: END_OF_TURN_WAIT_MS, preemptive: true, speculateAfterMs: DEFAULT_ENDPOINTER.speculateAfterMs,
+    stt: utt ? { finalSentAt: utt.finalSentAt, injectedMs: utt.injectedLatencyMs, completeAt: utt.completeAt } : null,
     llm: llm ? { receivedAt: llm.receivedAt, chunkSentAt: llm.chunkSentAt, finishSentAt: llm.finishSentAt, injectedFirstTokenMs: llm.injected.firstTokenMs } : null,
     tts: tts && tts.firstByteSentAt !== null ? { receivedAt: tts.receivedAt, firstByteSentAt: tts.firstByteSentAt, injectedMs: tts.injected.firstByteMs } : null,
   }
@@ -183,6 +185,9 @@ async function main(): Promise<void> {
     const replies = convs.flatMap((c) => c.replies)
     const bargeIns = convs.flatMap((c) => c.bargeIns)
     const { latency, barge_in } = summarize(replies, bargeIns)
+    const chats = sets.flatMap((s) => s.llm.requests.filter((r) => r.path === '/v1/chat/completions'))
+    latency.llm_requests = { total: chats.length, dropped: chats.filter((r) => r.outcome === 'client_closed').length }
+    log(`LLM requests: ${chats.length} for ${replies.length} replies, ${latency.llm_requests.dropped} dropped before their end (speculations, barge-ins)`)
     log(`voice-to-voice p50 ${latency.voice_to_voice_ms.p50} ms, engine-added p50 ${latency.engine_added_ms.p50} / p95 ${latency.engine_added_ms.p95} ms (n ${latency.engine_added_ms.n}), barge-in stop p50 ${barge_in.stop_ms.p50} ms (n ${barge_in.count})`)
 
     // Capacity: short provider delays (agent audio must flow, the delays themselves are not measured).

@@ -50,8 +50,8 @@ export class TalkingCall {
       if (this.stopped) return
       const line = this.lines[k % this.lines.length]!
       // Every call scripts the same words: whichever call's speech the shared queue serves, it fits.
-      this.p.dg.script(line.text)
-      this.p.llm.script({ text: this.reply })
+      this.p.dg.script({ text: line.text, speechMs: line.speechMs })
+      this.p.llm.script({ text: this.reply, forUser: line.text })
       const u = await c.say(line.pcm, line.text)
       await c.until(() => firstAudioAfter(c.timeline, u.speechEndAt) !== null, 20_000, 'reply')
       await listeningAfter(c, firstAudioAfter(c.timeline, u.speechEndAt)!)

@@ -13,9 +13,16 @@
  *
  *   eot   = speechEndAt + endOfTurnWaitMs      the engine may not speak before its wait is over
  *   final = stt.finalSentAt                    the transcript cannot be used before the STT sent it
- *   chain = llmPhraseMs + ttsMs                provider time from the final to the first audio byte
+ *   words = stt.completeAt ?? final            the first STT message holding the final's words
+ *   start = min(final, max(words, speechEndAt + speculateAfterMs))
+ *                                              the LLM may start on the final, or speculate on an
+ *                                              interim holding its words once the configured
+ *                                              speculation silence has passed (from the last
+ *                                              sample: a word's quiet tail, a final 'z', is
+ *                                              still speech)
+ *   chain = llmPhraseMs + ttsMs                provider time from the transcript to the first audio byte
  *
- *   preemptive:     ideal = max(eot, final + chain)   the LLM starts on the final, the wait runs alongside
+ *   preemptive:     ideal = max(eot, start + chain)   the wait runs alongside
  *   not preemptive: ideal = max(eot, final) + chain   the LLM starts once both the wait and the final are in
  *
  *   engineAdded = firstAudioAt − ideal
@@ -89,8 +96,10 @@ export function engineAddedMs(r: ReplyTimeline): number | null {
   if (r.firstAudioAt === null || llm === null || !r.stt || !r.tts) return null
   const eot = r.speechEndAt + r.endOfTurnWaitMs
   const final = r.stt.finalSentAt
+  const words = r.stt.completeAt ?? final
+  const start = Math.min(final, Math.max(words, r.speechEndAt + (r.speculateAfterMs ?? 0)))
   const chain = llm + ttsMs(r.tts)
-  const ideal = r.preemptive ? Math.max(eot, final + chain, final) : Math.max(eot, final) + chain
+  const ideal = r.preemptive ? Math.max(eot, start + chain) : Math.max(eot, final) + chain
   return r.firstAudioAt - ideal
 }
 

@@ -59,6 +59,12 @@ export interface VoiceBenchResult {
     /** Per turn: STT + LLM (to the first phrase) + TTS delays injected by the stand-ins. */
     provider_sum_ms: Distribution
     samples: { voice_to_voice_ms: number[]; engine_added_ms: number[] }
+    /**
+     * Chat completions the engine asked for in this phase, and how many it dropped before their
+     * end: speculations the final did not confirm, and replies cut by a barge-in. The price of
+     * preemption, in requests.
+     */
+    llm_requests?: { total: number; dropped: number }
   }
   barge_in: {
     count: number

@@ -13,10 +13,21 @@ export interface ReplyTimeline {
   firstAudioAt: number | null
   /** The agent's configured end-of-turn silence wait (ms). */
   endOfTurnWaitMs: number
-  /** Whether the agent generates preemptively (the LLM starts on the final transcript, before the wait ends). */
+  /**
+   * Whether the agent generates preemptively: the LLM starts before the wait ends, on the final
+   * transcript or on an interim that already holds the final's words.
+   */
   preemptive: boolean
-  /** STT stand-in: when it sent this utterance's final transcript, and the delay it injected. */
-  stt: { finalSentAt: number; injectedMs: number } | null
+  /**
+   * With preemption, the silence the engine waits before speculating on a partial transcript
+   * (its DEFAULT_ENDPOINTER.speculateAfterMs): a configured wait, like endOfTurnWaitMs.
+   */
+  speculateAfterMs?: number
+  /**
+   * STT stand-in: when it sent this utterance's final transcript, the delay it injected, and when
+   * it first sent the final's whole text (an interim, or else the final itself).
+   */
+  stt: { finalSentAt: number; injectedMs: number; completeAt?: number } | null
   /**
    * LLM stand-in: request arrival, each content chunk's send instant, the finish chunk's (null when
    * not streamed or not sent), the first-token delay it injected.

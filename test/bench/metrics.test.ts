@@ -60,6 +60,19 @@ t.test('preemptive: the chain runs under the wait, ideal = max(eot, final + chai
   t.equal(engineAddedMs(reply({ endOfTurnWaitMs: 600, firstAudioAt: 1603 })), 3)
 })
 
+t.test('preemptive: an interim holding the final\'s words lets the chain start before the final', async (t) => {
+  // words at 1150: 1150 + 200 = 1350 > eot 1300 → ideal 1350; audio at 1356 → 6.
+  t.equal(engineAddedMs(reply({ stt: { finalSentAt: 1200, injectedMs: 150, completeAt: 1150 }, firstAudioAt: 1356 })), 6)
+  // Words early enough that the wait decides: 1050 + 200 < 1300 → ideal 1300.
+  t.equal(engineAddedMs(reply({ stt: { finalSentAt: 1200, injectedMs: 150, completeAt: 1050 }, firstAudioAt: 1304 })), 4)
+  // The speculation silence is a configured wait: words at 1050, but speculating only from 1000 + 150.
+  t.equal(engineAddedMs(reply({ speculateAfterMs: 150, stt: { finalSentAt: 1200, injectedMs: 150, completeAt: 1050 }, firstAudioAt: 1357 })), 7)
+  // ... and never later than the final: 1000 + 250 > final 1200 → start 1200, ideal 1400.
+  t.equal(engineAddedMs(reply({ speculateAfterMs: 250, stt: { finalSentAt: 1200, injectedMs: 150, completeAt: 1050 }, firstAudioAt: 1402 })), 2)
+  // Without preemption the interim does not help: the chain waits for the final.
+  t.equal(engineAddedMs(reply({ preemptive: false, stt: { finalSentAt: 1200, injectedMs: 150, completeAt: 1050 }, firstAudioAt: 1504 })), 4)
+})
+
 t.test('not preemptive: the chain starts once both the wait and the final are in', async (t) => {
   // ideal = max(1300, 1200) + 200 = 1500; audio at 1504 → 4.
   t.equal(engineAddedMs(reply({ preemptive: false, firstAudioAt: 1504 })), 4)
