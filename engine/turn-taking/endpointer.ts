@@ -51,8 +51,9 @@ function checkMs(name: string, value: number): void {
  * - A final with no VAD speech around it (VAD missed a quiet voice) starts the clock itself.
  * - Preemption: ready and silent → `preempt` once per text; speech_start or any new words while a
  *   preempt is outstanding → `cancel_preempt` (and a new preempt once ready again).
- * - Speculation: silent for speculateAfterMs, final still pending, a partial heard → `preempt` on
- *   the finals plus that partial (at most MAX_SPECULATIONS per turn). The STT's finals usually come a few hundred ms
+ * - Speculation: silent for speculateAfterMs, final still pending, a partial that came after the
+ *   speech went quiet → `preempt` on the finals plus that partial (at most MAX_SPECULATIONS per
+ *   turn). The STT's finals usually come a few hundred ms
  *   after its partials already hold every word; when the final says the same, the preempt stands
  *   (the turn keeps it), so the model's time overlaps the STT's. A final or partial that says
  *   anything else cancels it, as any new words do. A text the caller spoke on after (a pause
@@ -66,6 +67,8 @@ export abstract class Endpointer implements TurnStrategy {
   private quietSince: number | null = null
   private finals: string[] = []
   private partial = ''
+  /** When the current partial arrived. */
+  private partialAt = 0
   /** The STT has produced words since the latest speech_start. */
   private heard = false
   private preempted: string | null = null
@@ -122,7 +125,10 @@ export abstract class Endpointer implements TurnStrategy {
         if (event.final) {
           if (text) this.finals.push(text)
           this.partial = ''
-        } else this.partial = text
+        } else {
+          this.partial = text
+          this.partialAt = event.at
+        }
         if (!text) break
         this.heard = true
         // Finals only ever add words, and a partial after a final is a new segment: unless the
@@ -174,7 +180,10 @@ export abstract class Endpointer implements TurnStrategy {
   }
 
   private canSpeculate(text: string): boolean {
-    return this.options.preemptive && !!this.partial && this.heard && this.preempted !== text && text !== this.spokenPast && this.speculations < MAX_SPECULATIONS
+    // Only a partial sent after the speech went quiet can hold its last words: one from while the
+    // caller spoke is all but sure to differ from the final, and would waste the request.
+    const fresh = this.partialAt >= this.quietStart()
+    return this.options.preemptive && !!this.partial && fresh && this.heard && this.preempted !== text && text !== this.spokenPast && this.speculations < MAX_SPECULATIONS
   }
 
   /** Where speculation's silence began: the refined edge, never after the VAD's own. */

@@ -93,11 +93,13 @@ for (const [name, make] of strategies) {
   t.test(`${name}: no speculation while speaking, and at most MAX_SPECULATIONS per turn`, async (t) => {
     const s = make()
     t.same(s.handle({ type: 'speech_start', at: 0 }), [])
-    t.same(s.handle(partial('book', 300)), [], 'the caller is still speaking')
+    t.same(s.handle(partial('bo', 300)), [], 'the caller is still speaking')
     t.same(s.handle({ type: 'speech_pause', at: 1000 }), [])
-    t.same(s.handle({ type: 'tick', at: 1160 }), [{ type: 'preempt', text: 'book', at: 1160 }])
+    t.same(s.handle({ type: 'tick', at: 1160 }), [], 'a partial from while the caller spoke is not speculated on')
+    t.same(s.handle(partial('book', 1170)), [{ type: 'preempt', text: 'book', at: 1170 }], 'one sent after the speech went quiet is')
     const words = ['book me', 'book me for', 'book me for Friday', 'book me for Friday at']
     const out = words.flatMap((w, i) => s.handle(partial(w, 1180 + i * 20)))
+    t.same(out.slice(0, 1), [{ type: 'cancel_preempt', at: 1180 }])
     t.same(out.filter((d) => d.type === 'preempt').length, MAX_SPECULATIONS - 1, `${MAX_SPECULATIONS} in all`)
     t.same(out.slice(-1), [{ type: 'cancel_preempt', at: 1220 }], 'past the cap a partial still cancels the stale speculation, and none follows')
     t.same(s.handle(final('book me for Friday at noon', 1250)), [{ type: 'preempt', text: 'book me for Friday at noon', at: 1250 }], 'the final preempts as always')
@@ -110,8 +112,8 @@ for (const [name, make] of strategies) {
   t.test(`${name}: speculation times its silence from the refined edge; the end of turn keeps the VAD's`, async (t) => {
     const s = make()
     s.handle({ type: 'speech_start', at: 0 })
-    s.handle(partial('book me', 900))
     t.same(s.handle({ type: 'speech_pause', at: 1000, edgeAt: 960 }), [])
+    s.handle(partial('book me', 1010))
     t.same(s.handle({ type: 'tick', at: 1100 }), [], '140 ms after the edge')
     t.same(s.handle({ type: 'tick', at: 1120 }), [{ type: 'preempt', text: 'book me', at: 1120 }], '160 ms after the edge, 120 after the VAD\'s')
     t.same(s.handle(final('book me', 1200)), [], 'the final confirms it')
@@ -122,12 +124,13 @@ for (const [name, make] of strategies) {
   t.test(`${name}: a text the caller spoke on after is not speculated on again until the STT says more`, async (t) => {
     const s = make()
     s.handle({ type: 'speech_start', at: 0 })
-    s.handle(partial('pazar günü', 800))
     s.handle({ type: 'speech_pause', at: 1000 })
+    s.handle(partial('pazar günü', 1050))
     t.same(s.handle({ type: 'tick', at: 1160 }), [{ type: 'preempt', text: 'pazar günü', at: 1160 }])
     t.same(s.handle({ type: 'speech_resume', at: 1200 }), [{ type: 'cancel_preempt', at: 1200 }])
     s.handle({ type: 'speech_pause', at: 1500 })
-    t.same(s.handle({ type: 'tick', at: 1700 }), [], 'the same words: the caller went on after them')
+    t.same(s.handle(partial('pazar günü', 1550)), [], 'the same words again')
+    t.same(s.handle({ type: 'tick', at: 1700 }), [], 'not speculated on: the caller went on after them')
     t.same(s.handle(partial('pazar günü saat', 1720)), [{ type: 'preempt', text: 'pazar günü saat', at: 1720 }], 'new words: speculated on')
   })
 
@@ -203,8 +206,8 @@ t.test('the VAD confirming an end after the turn already ended on its pause does
 t.test('nextWakeAt names the instant a tick decides, for speculation, end of turn and STT lag', async (t) => {
   const scripts: Record<string, Parameters<SilenceStrategy['handle']>[0][]> = {
     'final, then end': [{ type: 'speech_start', at: 0 }, { type: 'speech_pause', at: 1000, edgeAt: 990 }, final('book me', 1100)],
-    'partial: speculation, then the lag end': [{ type: 'speech_start', at: 0 }, partial('book', 900), { type: 'speech_pause', at: 1000, edgeAt: 972 }],
-    'speculation, then a final that confirms it': [{ type: 'speech_start', at: 0 }, partial('book me', 900), { type: 'speech_end', at: 1000, edgeAt: 985 }, final('book me', 1230)],
+    'partial: speculation, then the lag end': [{ type: 'speech_start', at: 0 }, partial('bo', 900), { type: 'speech_pause', at: 1000, edgeAt: 972 }, partial('book', 1010)],
+    'speculation, then a final that confirms it': [{ type: 'speech_start', at: 0 }, { type: 'speech_end', at: 1000, edgeAt: 985 }, partial('book me', 1040), final('book me', 1230)],
   }
   for (const [name, script] of Object.entries(scripts)) {
     for (const make of [() => new SilenceStrategy(), () => new TextAdaptiveStrategy()]) {
