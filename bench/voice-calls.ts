@@ -36,6 +36,13 @@ const LLM_FIRST_TOKEN: LatencyTarget = { p50: 350, p95: 600 }
 const TTS_FIRST_BYTE: LatencyTarget = { p50: 200, p95: 300 }
 /** Tone per character of reply text: short replies keep the latency phase quick. */
 const REPLY_MS_PER_CHAR = 12
+/**
+ * Audio ms between the STT stand-in's interims (`--stt-interim-ms=`). Deepgram documents no
+ * cadence; its own example shows one interim per second of audio. An interim holding every word
+ * before the final is what speculation runs on, so a slower cadence means fewer early starts.
+ */
+const STT_INTERIM_MS = Number(process.argv.find((a) => a.startsWith('--stt-interim-ms='))?.slice('--stt-interim-ms='.length) ?? 1000)
+if (!(STT_INTERIM_MS > 0)) throw new Error('--stt-interim-ms must be a positive number of ms')
 /** Output jitter and engine loop lag limits of a sustained capacity step. */
 const JITTER_LIMIT_MS = 10
 const LAG_LIMIT_MS = 20
@@ -175,7 +182,7 @@ async function main(): Promise<void> {
   let ok = false
   try {
     const scripts = await Promise.all(langs.map((l) => callerScript(l)))
-    const sets = await Promise.all(langs.map((_, i) => startProviders({ stt: STT_FINAL, llm: LLM_FIRST_TOKEN, tts: TTS_FIRST_BYTE, msPerChar: REPLY_MS_PER_CHAR, seed: 11 + i * 100 })))
+    const sets = await Promise.all(langs.map((_, i) => startProviders({ stt: STT_FINAL, sttInterimMs: STT_INTERIM_MS, llm: LLM_FIRST_TOKEN, tts: TTS_FIRST_BYTE, msPerChar: REPLY_MS_PER_CHAR, seed: 11 + i * 100 })))
     providers.push(...sets)
     const orgs = await Promise.all(langs.map((l, i) => setUpOrg(engine.apiUrl, sets[i]!, l, l)))
 
@@ -203,7 +210,7 @@ async function main(): Promise<void> {
       quick,
       machine: { cpus, cpu_model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}` },
       config: {
-        end_of_turn_wait_ms: END_OF_TURN_WAIT_MS, preemptive: true, stt_final: STT_FINAL, llm_first_token: LLM_FIRST_TOKEN,
+        end_of_turn_wait_ms: END_OF_TURN_WAIT_MS, preemptive: true, stt_final: STT_FINAL, stt_interim_ms: STT_INTERIM_MS, llm_first_token: LLM_FIRST_TOKEN,
         llm_tokens_per_s: LLM_TOKENS_PER_S, tts_first_byte: TTS_FIRST_BYTE, languages: langs, room_dbfs: ROOM_DBFS,
       },
       latency,

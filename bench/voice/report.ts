@@ -91,7 +91,7 @@ function voiceTables(r: VoiceBenchResult): string[] {
   ]
   const c = r.config
   const out = [
-    c ? `End-of-turn wait ${c.end_of_turn_wait_ms} ms, preemptive ${c.preemptive ? 'on' : 'off'}; stand-ins: STT final p50/p95 ${c.stt_final.p50}/${c.stt_final.p95} ms, LLM first token ${c.llm_first_token.p50}/${c.llm_first_token.p95} ms at ${c.llm_tokens_per_s} tokens/s, TTS first byte ${c.tts_first_byte.p50}/${c.tts_first_byte.p95} ms; languages ${c.languages.join(', ')}; callers' room noise ${c.room_dbfs === null || c.room_dbfs === undefined ? 'none (digital silence)' : `${c.room_dbfs} dBFS`}.` : '',
+    c ? `End-of-turn wait ${c.end_of_turn_wait_ms} ms, preemptive ${c.preemptive ? 'on' : 'off'}; stand-ins: STT final p50/p95 ${c.stt_final.p50}/${c.stt_final.p95} ms${c.stt_interim_ms ? ` (interims every ${c.stt_interim_ms} ms of audio)` : ''}, LLM first token ${c.llm_first_token.p50}/${c.llm_first_token.p95} ms at ${c.llm_tokens_per_s} tokens/s, TTS first byte ${c.tts_first_byte.p50}/${c.tts_first_byte.p95} ms; languages ${c.languages.join(', ')}; callers' room noise ${c.room_dbfs === null || c.room_dbfs === undefined ? 'none (digital silence)' : `${c.room_dbfs} dBFS`}.` : '',
     '',
     '| figure (ms) | n | p50 | p95 | p99 | min | max |', '|---|---|---|---|---|---|---|',
     ...rows.map(([label, d]) => (d && d.n ? `| ${label} | ${d.n} | ${fmt(d.p50)} | ${fmt(d.p95)} | ${fmt(d.p99)} | ${fmt(d.min)} | ${fmt(d.max)} |` : `| ${label} | 0 | — | — | — | — | — |`)),

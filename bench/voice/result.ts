@@ -45,6 +45,8 @@ export interface VoiceBenchResult {
     end_of_turn_wait_ms: number
     preemptive: boolean
     stt_final: LatencyTarget
+    /** Audio ms between the STT stand-in's interim results. */
+    stt_interim_ms?: number
     llm_first_token: LatencyTarget
     llm_tokens_per_s: number
     tts_first_byte: LatencyTarget

@@ -23,8 +23,8 @@ export interface Providers {
   close(): Promise<void>
 }
 
-export async function startProviders(o: { stt: number | LatencyTarget; llm: number | LatencyTarget; tts: number | LatencyTarget; msPerChar: number; seed: number }): Promise<Providers> {
-  const dg = await startDeepgramStandIn({ apiKey: KEYS.deepgram, finalLatencyMs: o.stt, seed: o.seed })
+export async function startProviders(o: { stt: number | LatencyTarget; sttInterimMs?: number; llm: number | LatencyTarget; tts: number | LatencyTarget; msPerChar: number; seed: number }): Promise<Providers> {
+  const dg = await startDeepgramStandIn({ apiKey: KEYS.deepgram, finalLatencyMs: o.stt, seed: o.seed, ...(o.sttInterimMs !== undefined && { interimEveryMs: o.sttInterimMs }) })
   const speech = await startSpeechStandIn({ openaiKey: KEYS.openai, firstByteLatencyMs: typeof o.tts === 'number' ? o.tts : { ...o.tts, seed: o.seed + 1 }, msPerChar: o.msPerChar })
   // One base URL for chat and speech (one "openai" credential), served by one process, no proxy hop.
   const llm = await startOpenAiStandIn({
