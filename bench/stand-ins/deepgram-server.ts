@@ -173,10 +173,10 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     let odd: Buffer | null = null
     type Current = {
       scripted: ScriptedUtterance | undefined; startMs: number; lastSpeechMs: number; lastSpeechAt: number
-      lastInterimMs: number; interims: number; shown: string; completeAt: number | null
+      lastInterimMs: number; interims: number; completeAt: number | null
     }
     const open = (scripted: ScriptedUtterance | undefined, now: number): Current =>
-      ({ scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, shown: '', completeAt: null })
+      ({ scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, completeAt: null })
     let cur: Current | null = null
     let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; endedBy: 'endpointing' | 'finalize' } | null = null
     const audioMs = () => (samples * 1000) / sampleRate
@@ -264,13 +264,13 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
           schedule(cur, 'endpointing')
           cur = null
         }
-        // Interims follow the audio, trailing silence included, once words are placed in time.
+        // Interims follow the audio, trailing silence included, once words are placed in time;
+        // like Deepgram's, they come on the cadence whether or not the words changed.
         if (cur && interims && (loud || cur.scripted?.speechMs !== undefined) && now - cur.lastInterimMs >= interimEveryMs) {
           cur.lastInterimMs = now
           cur.interims++
           const shown = heardWords(cur, now)
-          if (shown && shown !== cur.shown) {
-            cur.shown = shown
+          if (shown) {
             results(cur, now, shown, { is_final: false, speech_final: false })
             if (shown === cur.scripted?.text.split(/\s+/).filter(Boolean).join(' ')) cur.completeAt ??= performance.now()
           }
