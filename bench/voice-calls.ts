@@ -129,9 +129,11 @@ async function converse(org: Org, p: Providers, script: CallerScript, pacer: Fra
 /** Joins the caller's view of one reply with the stand-ins' logs (all on this process's clock). */
 function joinReply(speechEndAt: number, firstAudioAt: number | null, text: string, p: Providers): ReplyTimeline {
   const until = firstAudioAt ?? Infinity
+  // The utterance's final, or the last segment's when a Finalize in a pause split it (the turn
+  // joins the segments' finals; the last one is what it waited for).
   const utt = p.dg.sessions
     .flatMap((s) => s.utterances)
-    .filter((x) => x.text === text && x.finalSentAt >= speechEndAt - 50)
+    .filter((x) => x.text !== '' && (x.text === text || text.endsWith(` ${x.text}`)) && x.finalSentAt >= speechEndAt - 50)
     .sort((a, b) => Math.abs(a.speechEndAt - speechEndAt) - Math.abs(b.speechEndAt - speechEndAt))[0]
   // The completion whose audio was heard: the newest request for these words before the audio.
   const asked = p.llm.requests.filter((r) => r.path === '/v1/chat/completions' && r.receivedAt >= speechEndAt - 50 && r.receivedAt < until)

@@ -174,9 +174,16 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     type Current = {
       scripted: ScriptedUtterance | undefined; startMs: number; lastSpeechMs: number; lastSpeechAt: number
       lastInterimMs: number; interims: number; completeAt: number | null
+      /** The words' audio span from startMs (timed interims), or undefined. */
+      speechMs: number | undefined
     }
-    const open = (scripted: ScriptedUtterance | undefined, now: number): Current =>
-      ({ scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, completeAt: null })
+    /** The rest of an utterance a Finalize cut short: where its speech ends, in audio ms. */
+    const rests = new WeakMap<ScriptedUtterance, number>()
+    const open = (scripted: ScriptedUtterance | undefined, now: number): Current => {
+      const endsAt = scripted && rests.get(scripted)
+      const speechMs = endsAt !== undefined ? Math.max(10, endsAt - (now - 10)) : scripted?.speechMs
+      return { scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, completeAt: null, speechMs }
+    }
     let cur: Current | null = null
     let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; endedBy: 'endpointing' | 'finalize' } | null = null
     const audioMs = () => (samples * 1000) / sampleRate
@@ -229,10 +236,24 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       if (cur) sendFinal(cur, cur.lastSpeechMs, 'close_stream', 0)
       cur = null
     }
+    /**
+     * A Finalize inside a timed utterance (a pause within it): the final holds the words heard so
+     * far, and the rest is what the next speech says, as a real recognizer would split it.
+     */
+    const splitOff = (u: Current) => {
+      if (!u.scripted || u.speechMs === undefined) return
+      const words = u.scripted.text.split(/\s+/).filter(Boolean)
+      const heard = heardWords(u, audioMs()).split(' ').filter(Boolean).length
+      if (heard === 0 || heard >= words.length) return
+      const rest: ScriptedUtterance = { text: words.slice(heard).join(' '), ...(u.scripted.latencyMs !== undefined && { latencyMs: u.scripted.latencyMs }) }
+      rests.set(rest, u.startMs + u.speechMs)
+      script.unshift(rest)
+      u.scripted = { ...u.scripted, text: words.slice(0, heard).join(' ') }
+    }
     /** The words of `u` whose audio has arrived by audio time `nowMs` (see ScriptedUtterance.speechMs). */
     const heardWords = (u: Current, nowMs: number): string => {
       const words = (u.scripted?.text ?? '').split(/\s+/).filter(Boolean)
-      const speechMs = u.scripted?.speechMs
+      const speechMs = u.speechMs
       // Growing prefixes, never the whole text: the final is what completes it.
       if (speechMs === undefined) return words.slice(0, Math.min(u.interims, Math.max(0, words.length - 1))).join(' ')
       const total = words.reduce((n, w) => n + w.length, 0)
@@ -266,7 +287,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         }
         // Interims follow the audio, trailing silence included, once words are placed in time;
         // like Deepgram's, they come on the cadence whether or not the words changed.
-        if (cur && interims && (loud || cur.scripted?.speechMs !== undefined) && now - cur.lastInterimMs >= interimEveryMs) {
+        if (cur && interims && (loud || cur.speechMs !== undefined) && now - cur.lastInterimMs >= interimEveryMs) {
           cur.lastInterimMs = now
           cur.interims++
           const shown = heardWords(cur, now)
@@ -313,6 +334,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         // already endpointed answers with its own final. With nothing pending, Deepgram answers a
         // Finalize with an empty from_finalize result.
         if (cur) {
+          splitOff(cur)
           schedule(cur, 'finalize')
           cur = null
         } else if (!due) results({ ...open(undefined, audioMs()), startMs: audioMs() }, audioMs(), '', { is_final: true, speech_final: false, from_finalize: true })

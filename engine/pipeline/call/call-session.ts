@@ -88,6 +88,14 @@ interface ActiveTurn {
 }
 
 const TICK_MS = FRAME_MS
+/**
+ * Silence (from the refined edge) after which a streaming STT is told to finalize, rather than at
+ * the VAD's confirmed end (300 ms) or its own endpointing (Deepgram waits `endpointing` ms of
+ * silence, 300 by default here): the final, and what is preempted on it, comes that much sooner.
+ * Shorter pauses between words stay whole (espeak's run up to ~170 ms); a longer pause inside a
+ * sentence gives the STT two segments, whose finals the turn joins.
+ */
+const FINALIZE_AFTER_MS = 200
 const NO_TIMING = (): TurnTiming => ({ speechEndAt: null, finalAt: null, endOfTurnAt: null, firstTokenAt: null, ttsFirstByteMs: null, firstFrameAt: null, bargeInStopMs: null })
 const ms = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.max(0, Math.round(a - b)))
 const errorCode = (err: unknown): string => {
@@ -113,6 +121,9 @@ export class CallSession {
   private vadBacklog = 0
   private vadDropped = 0
   private ticker: TimerId | null = null
+  /** The early Finalize of the current pause: pending timer, or done (so speech_end skips it). */
+  private finalizeTimer: TimerId | null = null
+  private finalizedPause = false
   private status: CallStatus = 'connecting'
   private turn: ActiveTurn | null = null
   private preempt: { text: string; gen: Generation } | null = null
@@ -257,6 +268,7 @@ export class CallSession {
       } else if (e.type === 'speech_pause') {
         // Possibly the end: the turn's metrics count from here.
         this.lastSpeechEndAt = placed
+        this.finalizeAt(placed + FINALIZE_AFTER_MS)
       } else if (e.type === 'speech_resume') {
         this.lastActivityAt = now
       } else {
@@ -264,10 +276,28 @@ export class CallSession {
         this.lastSpeechEndAt = placed
         this.lastActivityAt = now
         this.d.recorder.event('speech_end', { at: placed })
-        this.stt?.endUtterance()
+        if (!this.finalizedPause) this.stt?.endUtterance()
       }
+      if (e.type !== 'speech_pause') this.cancelFinalize()
       this.turnEvent(e.type === 'speech_pause' || e.type === 'speech_end' ? { type: e.type, at, edgeAt: placed } : { type: e.type, at })
     }
+  }
+
+  /** A streaming STT finalizes at `at` unless the caller speaks again first (cancelFinalize). */
+  private finalizeAt(at: number): void {
+    this.cancelFinalize()
+    if (!this.d.stt.streaming) return
+    this.finalizeTimer = this.clock.setTimer(() => {
+      this.finalizeTimer = null
+      this.finalizedPause = true
+      this.stt?.endUtterance()
+    }, Math.max(0, at - this.clock.now()))
+  }
+
+  private cancelFinalize(): void {
+    if (this.finalizeTimer !== null) this.clock.clearTimer(this.finalizeTimer)
+    this.finalizeTimer = null
+    this.finalizedPause = false
   }
 
   private async sttLoop(stream: SttStream): Promise<void> {
@@ -675,6 +705,7 @@ export class CallSession {
     this.ticker = null
     if (this.wake !== null) this.clock.clearTimer(this.wake)
     this.wake = null
+    this.cancelFinalize()
     this.turn?.source.cancel()
     this.preempt?.gen.cancel()
     this.preempt = null

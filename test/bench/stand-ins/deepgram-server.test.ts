@@ -126,6 +126,20 @@ t.test('a Finalize ends the utterance, but its final still waits out the injecte
   c.ws.close()
 })
 
+t.test('a Finalize in a pause inside a timed utterance finalizes the words heard; the rest comes with the next speech', async (t) => {
+  const s = await standIn(t)
+  s.script({ text: 'Turn the lights off please', speechMs: 1000 }, 'Next')
+  const c = await connect(s.url + QUERY)
+  // Word ends by characters: Turn 182, the 318, lights 591, off 727, please 1000 ms.
+  await sendAudio(c.ws, Buffer.concat([audio(500, true), audio(250, false)]))
+  c.ws.send(JSON.stringify({ type: 'Finalize' }))
+  await sendAudio(c.ws, Buffer.concat([audio(250, true), audio(400, false)]))
+  await new Promise((r) => setTimeout(r, 50))
+  t.same(transcripts(c.messages, true), ['Turn the lights off', 'please'], 'two segments, every word once')
+  t.match(s.sessions[0]!.utterances, [{ text: 'Turn the lights off', endedBy: 'finalize' }, { text: 'please', endedBy: 'endpointing' }])
+  c.ws.close()
+})
+
 t.test('CloseStream sends a waiting final at once and logs only the latency it served', async (t) => {
   const s = await standIn(t, { finalLatencyMs: 2000 })
   s.script('Yes')

@@ -33,6 +33,8 @@ t.test('a web call: greeting, two turns, a barge-in, stop', { skip, timeout: 90_
   await mic.say(name)
   const user1 = await c.event(transcript('user', 'turn-1'), 10_000)
   t.equal(user1['text'], 'My name is Alice.')
+  // The engine finalized 200 ms into the pause, before the STT's own endpointing (300 ms of silence) could.
+  t.match(s.dg.sessions[0]!.utterances[0], { text: 'My name is Alice.', endedBy: 'finalize' }, 'finalized early by the engine')
   const agent1 = await c.event(transcript('agent', 'turn-1'), 30_000)
   t.equal(agent1['text'], `${HOURS} Shall I repeat the opening hours?`)
   t.ok(c.binaryBytes - before1 > 5 * 32_000, 'the reply was heard as audio')
