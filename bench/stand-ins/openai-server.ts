@@ -96,6 +96,8 @@ export interface OpenAiStandIn {
   url: string
   requests: ReceivedRequest[]
   script(...replies: ScriptedReply[]): void
+  /** What a request nothing scripted gets, instead of the echo (null: the echo again). Never used up. */
+  fallback(reply: ScriptedReply | null): void
   fail(...failures: InjectedFailure[]): void
   /** A new `firstTokenLatencyMs` starts a new sampler (its spread restarts from its seed). */
   pace(p: { firstTokenLatencyMs?: LatencySpec; tokensPerSecond?: number }): void
@@ -113,6 +115,7 @@ const STATUS_ERRORS: Record<number, [string, string, string | null]> = {
 export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise<OpenAiStandIn> {
   const replies: ScriptedReply[] = []
   const keyed = new Map<string, ScriptedReply[]>()
+  let fallback: ScriptedReply | null = null
   const failures: InjectedFailure[] = []
   const requests: ReceivedRequest[] = []
   const settlers = new WeakMap<ReceivedRequest, (o: RequestOutcome) => void>()
@@ -162,7 +165,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     if (failure?.kind === 'status') return statusFailure(res, failure, record)
     if (failure?.kind === 'hang') return
     if (failure?.kind === 'reset' && failure.afterChunks === 0) return reset(res, record)
-    const reply = keyed.get(lastUserText(checked.request))?.shift() ?? replies.shift() ?? echo(checked.request)
+    const reply = keyed.get(lastUserText(checked.request))?.shift() ?? replies.shift() ?? fallback ?? echo(checked.request)
     await answer(res, record, checked.request, reply, failure)
   }
 
@@ -289,6 +292,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,
     requests,
+    fallback: (r) => void (fallback = r),
     script: (...r) => {
       for (const reply of r) {
         if (reply.forUser === undefined) replies.push(reply)

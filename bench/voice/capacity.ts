@@ -35,7 +35,7 @@ export class TalkingCall {
   private stopped = false
   reported = false
   done: Promise<void> = Promise.resolve()
-  constructor(readonly caller: Caller, private readonly p: Providers, private readonly lines: Line[], private readonly reply: string, private readonly seed: number) {}
+  constructor(readonly caller: Caller, private readonly p: Providers, private readonly lines: Line[], private readonly seed: number) {}
 
   start(): void {
     this.done = this.loop().catch(() => {})
@@ -49,9 +49,11 @@ export class TalkingCall {
       await sleep(300 + ((k * 211) % 600))
       if (this.stopped) return
       const line = this.lines[k % this.lines.length]!
-      // Every call scripts the same words: whichever call's speech the shared queue serves, it fits.
+      // The calls share the STT stand-in's script queue, so a call's speech may get another
+      // call's words (or part of them, when a Finalize in a pause splits the utterance): the
+      // reply does not depend on them (the LLM stand-in's fallback), so every turn weighs the same.
       this.p.dg.script({ text: line.text, speechMs: line.speechMs })
-      this.p.llm.script({ text: this.reply, forUser: line.text })
+
       const u = await c.say(line.pcm, line.text)
       await c.until(() => firstAudioAfter(c.timeline, u.speechEndAt) !== null, 20_000, 'reply')
       await listeningAfter(c, firstAudioAfter(c.timeline, u.speechEndAt)!)
@@ -71,6 +73,8 @@ const p99 = (xs: number[]): number => {
 
 export async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line[], reply: string, pacer: FramePacer, plan: CapacityPlan): Promise<CapacityStep[]> {
   const log = plan.log
+  // Every request gets this reply, speculative ones included (see TalkingCall).
+  p.llm.fallback({ text: reply })
   const steps: CapacityStep[] = []
   const calls: TalkingCall[] = []
   const benchLag = monitorEventLoopDelay({ resolution: 10 })
@@ -80,7 +84,7 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
       // Ramp up at about 25 calls a second so set-up does not land all at once.
       while (calls.length < n) {
         const batch = Math.min(5, n - calls.length)
-        const added = await Promise.all(Array.from({ length: batch }, async () => new TalkingCall(await Caller.connect(await org.mint(), pacer), p, lines, reply, calls.length * 7)))
+        const added = await Promise.all(Array.from({ length: batch }, async () => new TalkingCall(await Caller.connect(await org.mint(), pacer), p, lines, calls.length * 7)))
         for (const t of added) (calls.push(t), t.start())
         await sleep(200)
       }

@@ -53,11 +53,11 @@ function checkMs(name: string, value: number): void {
  *   preempt is outstanding → `cancel_preempt` (and a new preempt once ready again).
  * - Speculation: silent for speculateAfterMs, final still pending, a partial that came after the
  *   speech went quiet → `preempt` on the finals plus that partial (at most MAX_SPECULATIONS per
- *   turn). The STT's finals usually come a few hundred ms
- *   after its partials already hold every word; when the final says the same, the preempt stands
- *   (the turn keeps it), so the model's time overlaps the STT's. A final or partial that says
- *   anything else cancels it, as any new words do. A text the caller spoke on after (a pause
- *   inside the turn) is not speculated on again until the STT says more.
+ *   turn). An STT's final often comes a few hundred ms after its partials already hold every
+ *   word; when the final says the same, the preempt stands (the turn keeps it), so the model's
+ *   time overlaps the STT's. A final or partial that says anything else cancels it, as any new
+ *   words do. A text the caller spoke on after (a pause inside the turn) is not speculated on
+ *   again until the STT says more.
  */
 export abstract class Endpointer implements TurnStrategy {
   protected readonly options: EndpointerOptions

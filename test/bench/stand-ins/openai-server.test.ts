@@ -64,6 +64,11 @@ t.test('replies scripted for a user text answer only that text, in order, ahead 
   t.equal(await answer('book a'), 'You said: book a', 'the queue is empty: echo')
   t.equal(await answer('book a table'), 'Again.', 'the next one for the same text')
   t.equal(await answer('book a table'), 'You said: book a table', 'each is used once')
+  s.fallback({ text: 'Always this.' })
+  t.equal(await answer('anything'), 'Always this.', 'the fallback instead of the echo')
+  t.equal(await answer('anything else'), 'Always this.', 'never used up')
+  s.fallback(null)
+  t.equal(await answer('hi'), 'You said: hi', 'and the echo again')
 })
 
 t.test('streams scripted tool calls with arguments split across chunks', async (t) => {
