@@ -109,6 +109,23 @@ export interface DeepgramStandIn {
 }
 
 const BLOCK = 160 // 10 ms at 16 kHz
+/** RMS (0..1) of a 10 ms block from which it counts as speech, unless `speechThreshold` says otherwise. */
+export const DEFAULT_SPEECH_RMS = 0.02
+
+/**
+ * First loud 10 ms block's start → last loud block's end (ms) of 16 kHz audio, as the stand-in
+ * finds speech: what a caller gives as ScriptedUtterance.speechMs. 0 when silent.
+ */
+export function speechSpanMs(pcm: Int16Array, threshold = DEFAULT_SPEECH_RMS): number {
+  let first = -1
+  let last = -1
+  for (let at = 0; at + BLOCK <= pcm.length; at += BLOCK) {
+    if (rms(pcm.subarray(at, at + BLOCK)) < threshold) continue
+    if (first < 0) first = at
+    last = at + BLOCK
+  }
+  return first < 0 ? 0 : ((last - first) * 1000) / 16_000
+}
 const MODEL_INFO = { name: 'general-nova-3', version: '2025-01-01.0', arch: 'nova-3' }
 
 export async function startDeepgramStandIn(options: DeepgramStandInOptions): Promise<DeepgramStandIn> {
@@ -164,7 +181,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     const interimEveryMs = options.interimEveryMs ?? 250
     const interims = q.get('interim_results') === 'true'
     const utteranceEndMs = q.get('utterance_end_ms')
-    const threshold = options.speechThreshold ?? 0.02
+    const threshold = options.speechThreshold ?? DEFAULT_SPEECH_RMS
     const hang = failure?.kind === 'hang'
     const closeAt = failure?.kind === 'close' ? failure : undefined
     let serverClosed = false
@@ -174,15 +191,16 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     type Current = {
       scripted: ScriptedUtterance | undefined; startMs: number; lastSpeechMs: number; lastSpeechAt: number
       lastInterimMs: number; interims: number; completeAt: number | null
-      /** The words' audio span from startMs (timed interims), or undefined. */
-      speechMs: number | undefined
+      /** The scripted text's words, and their audio span from startMs (timed interims) or undefined. */
+      words: string[]; speechMs: number | undefined
     }
     /** The rest of an utterance a Finalize cut short: where its speech ends, in audio ms. */
     const rests = new WeakMap<ScriptedUtterance, number>()
     const open = (scripted: ScriptedUtterance | undefined, now: number): Current => {
       const endsAt = scripted && rests.get(scripted)
       const speechMs = endsAt !== undefined ? Math.max(10, endsAt - (now - 10)) : scripted?.speechMs
-      return { scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, completeAt: null, speechMs }
+      const words = (scripted?.text ?? '').split(/\s+/).filter(Boolean)
+      return { scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, completeAt: null, words, speechMs }
     }
     let cur: Current | null = null
     let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; endedBy: 'endpointing' | 'finalize' } | null = null
@@ -242,29 +260,28 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
      */
     const splitOff = (u: Current) => {
       if (!u.scripted || u.speechMs === undefined) return
-      const words = u.scripted.text.split(/\s+/).filter(Boolean)
-      const heard = heardWords(u, audioMs()).split(' ').filter(Boolean).length
-      if (heard === 0 || heard >= words.length) return
-      const rest: ScriptedUtterance = { text: words.slice(heard).join(' '), ...(u.scripted.latencyMs !== undefined && { latencyMs: u.scripted.latencyMs }) }
+      const heard = heardWords(u, audioMs())
+      if (heard === 0 || heard >= u.words.length) return
+      const rest: ScriptedUtterance = { text: u.words.slice(heard).join(' '), ...(u.scripted.latencyMs !== undefined && { latencyMs: u.scripted.latencyMs }) }
       rests.set(rest, u.startMs + u.speechMs)
       script.unshift(rest)
-      u.scripted = { ...u.scripted, text: words.slice(0, heard).join(' ') }
+      u.words = u.words.slice(0, heard)
+      u.scripted = { ...u.scripted, text: u.words.join(' ') }
     }
-    /** The words of `u` whose audio has arrived by audio time `nowMs` (see ScriptedUtterance.speechMs). */
-    const heardWords = (u: Current, nowMs: number): string => {
-      const words = (u.scripted?.text ?? '').split(/\s+/).filter(Boolean)
-      const speechMs = u.speechMs
+    /** How many of `u`'s words have had their audio arrive by audio time `nowMs` (see ScriptedUtterance.speechMs). */
+    const heardWords = (u: Current, nowMs: number): number => {
+      const { words, speechMs } = u
       // Growing prefixes, never the whole text: the final is what completes it.
-      if (speechMs === undefined) return words.slice(0, Math.min(u.interims, Math.max(0, words.length - 1))).join(' ')
+      if (speechMs === undefined) return Math.min(u.interims, Math.max(0, words.length - 1))
       const total = words.reduce((n, w) => n + w.length, 0)
       let chars = 0
-      const heard: string[] = []
+      let heard = 0
       for (const w of words) {
         chars += w.length
         if (u.startMs + (speechMs * chars) / total > nowMs) break
-        heard.push(w)
+        heard++
       }
-      return heard.join(' ')
+      return heard
     }
 
     function onAudio(pcm: Int16Array): void {
@@ -290,10 +307,10 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         if (cur && interims && (loud || cur.speechMs !== undefined) && now - cur.lastInterimMs >= interimEveryMs) {
           cur.lastInterimMs = now
           cur.interims++
-          const shown = heardWords(cur, now)
-          if (shown) {
-            results(cur, now, shown, { is_final: false, speech_final: false })
-            if (shown === cur.scripted?.text.split(/\s+/).filter(Boolean).join(' ')) cur.completeAt ??= performance.now()
+          const heard = heardWords(cur, now)
+          if (heard > 0) {
+            results(cur, now, cur.words.slice(0, heard).join(' '), { is_final: false, speech_final: false })
+            if (heard === cur.words.length) cur.completeAt ??= performance.now()
           }
         }
       }

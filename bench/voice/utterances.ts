@@ -5,7 +5,7 @@
  * once per run. Every spoken piece is one stretch of sound to the Deepgram stand-in (inner pauses
  * stay under its 200 ms word gap), so one `dg.script(text)` per piece keeps its queue in step.
  */
-import { rms } from '../../engine/audio/index.js'
+import { speechSpanMs } from '../stand-ins/deepgram-server.js'
 import { concat, silence, speak } from '../../test/helpers/speech.js'
 
 export type Lang = 'en' | 'tr'
@@ -100,22 +100,6 @@ async function line(parts: string[], lang: Lang): Promise<Line> {
   }
   const all = concat(...pcm)
   return { text: parts.join(' '), pcm: all, speechMs: speechSpanMs(all) }
-}
-
-/** The Deepgram stand-in's defaults: 10 ms blocks at 16 kHz, speech at RMS ≥ 0.02. */
-const BLOCK = 160
-const SPEECH_RMS = 0.02
-
-/** First loud 10 ms block's start → last loud block's end (ms), as the Deepgram stand-in measures speech; 0 when silent. */
-export function speechSpanMs(pcm: Int16Array): number {
-  let first = -1
-  let last = -1
-  for (let at = 0; at + BLOCK <= pcm.length; at += BLOCK) {
-    if (rms(pcm.subarray(at, at + BLOCK)) < SPEECH_RMS) continue
-    if (first < 0) first = at
-    last = at + BLOCK
-  }
-  return first < 0 ? 0 : ((last - first) * 1000) / 16_000
 }
 
 export async function callerScript(lang: Lang): Promise<CallerScript> {

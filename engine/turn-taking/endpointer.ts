@@ -169,14 +169,24 @@ export abstract class Endpointer implements TurnStrategy {
   }
 
   nextWakeAt(): number | null {
+    const p = this.pending()
+    if (!p) return null
+    return p.speculateAt === null ? p.endAt : Math.min(p.endAt, p.speculateAt)
+  }
+
+  /**
+   * What the current silence waits for, or null when only new events can end it: the end of turn
+   * at `endAt` on `text` (`ready`: on the finals alone), and a speculation at `speculateAt` (null
+   * when none is due). evaluate() acts on it and nextWakeAt() reads it, so they cannot disagree.
+   */
+  private pending(): { text: string; ready: boolean; endAt: number; speculateAt: number | null } | null {
     if (this.speaking || this.silentSince === null) return null
     const finalText = this.finals.join(' ')
-    if (finalText && !this.partial && this.heard) return this.silentSince + this.waitMs(finalText)
+    if (finalText && !this.partial && this.heard) return { text: finalText, ready: true, endAt: this.silentSince + this.waitMs(finalText), speculateAt: null }
     const text = this.heardText()
     if (!text) return null
-    const end = this.silentSince + Math.max(this.waitMs(text), this.options.maxWaitForFinalMs)
-    const speculating = this.canSpeculate(text)
-    return speculating ? Math.min(end, this.quietStart() + this.options.speculateAfterMs) : end
+    const endAt = this.silentSince + Math.max(this.waitMs(text), this.options.maxWaitForFinalMs)
+    return { text, ready: false, endAt, speculateAt: this.canSpeculate(text) ? this.quietStart() + this.options.speculateAfterMs : null }
   }
 
   private canSpeculate(text: string): boolean {
@@ -192,25 +202,21 @@ export abstract class Endpointer implements TurnStrategy {
   }
 
   private evaluate(at: number, out: TurnDecision[]): void {
-    if (this.speaking || this.silentSince === null) return
-    const silentMs = at - this.silentSince
-    const finalText = this.finals.join(' ')
-    if (finalText && !this.partial && this.heard) {
-      if (silentMs >= this.waitMs(finalText)) return this.end(at, finalText, out)
-      if (this.options.preemptive && this.preempted !== finalText) {
-        this.preempted = finalText
-        out.push({ type: 'preempt', text: finalText, at })
+    const p = this.pending()
+    if (!p) return
+    if (at >= p.endAt) return this.end(at, p.text, out)
+    if (p.ready) {
+      if (this.options.preemptive && this.preempted !== p.text) {
+        this.preempted = p.text
+        out.push({ type: 'preempt', text: p.text, at })
       }
       return
     }
-    const text = this.heardText()
-    if (text && silentMs >= Math.max(this.waitMs(text), this.options.maxWaitForFinalMs)) return this.end(at, text, out)
-    const quietMs = at - this.quietStart()
-    if (quietMs >= this.options.speculateAfterMs && this.canSpeculate(text)) {
+    if (p.speculateAt !== null && at >= p.speculateAt) {
       this.cancel(at, out)
       this.speculations++
-      this.preempted = text
-      out.push({ type: 'preempt', text, at })
+      this.preempted = p.text
+      out.push({ type: 'preempt', text: p.text, at })
     }
   }
 

@@ -338,11 +338,14 @@ export class CallSession {
     if (this.ending) return
     for (const b of this.bargeIn.handle(e)) this.onBargeIn(b)
     if (this.ending) return
-    for (const dec of this.d.strategy.handle(e)) {
+    const decisions = this.d.strategy.handle(e)
+    for (const dec of decisions) {
       this.onDecision(dec)
       if (this.ending) return
     }
-    this.scheduleWake()
+    // A tick changes the strategy only through a decision: the frame ticks (every 20 ms, every
+    // call) then leave the wake as it was.
+    if (e.type !== 'tick' || decisions.length > 0) this.scheduleWake()
   }
 
   /**
@@ -360,6 +363,8 @@ export class CallSession {
       this.wake = null
       this.wakeAt = null
       this.turnEvent({ type: 'tick', at: this.clock.now() })
+      // A timer may fire a hair early and decide nothing: set it again.
+      if (!this.ending) this.scheduleWake()
     }, Math.max(0, at - this.clock.now()))
   }
 

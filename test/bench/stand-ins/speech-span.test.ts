@@ -1,6 +1,6 @@
 import t from 'tap'
-import { speechSpanMs } from '../../bench/voice/utterances.js'
-import { concat } from '../helpers/speech.js'
+import { speechSpanMs } from '../../../bench/stand-ins/deepgram-server.js'
+import { concat } from '../../helpers/speech.js'
 
 /** `ms` of a 440 Hz tone (loud to the Deepgram stand-in) or of silence, at 16 kHz. */
 const tone = (ms: number, amp: number) => Int16Array.from({ length: (ms * 16000) / 1000 }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * 440 * i) / 16000)))
