@@ -32,6 +32,8 @@ export interface LlmRequest {
 
 export interface LlmClient {
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmChunk>
+  /** Opens a connection for the coming turn's request while the caller speaks (HTTP clients). */
+  prewarm?(): void
 }
 
 export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: string }

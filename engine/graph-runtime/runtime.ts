@@ -366,6 +366,11 @@ export class GraphRuntime {
     emit({ kind: 'end', disposition })
   }
 
+  /** The caller speaks, so a turn is coming: the LLM client may open its connection now. */
+  prewarm(): void {
+    this.io.llm?.prewarm?.()
+  }
+
   /**
    * A barge-in cut the last reply: the caller heard only `heard` (a prefix of what the reply's lines
    * say, spaces aside). The history keeps just those words, so the model knows what was said. A

@@ -261,6 +261,8 @@ export class CallSession {
       // on the signal, the true one.
       const at = now - (e.confirmedAt - e.at)
       const placed = now - (e.confirmedAt - (e.type === 'speech_start' || e.type === 'speech_resume' ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at)))
+      // A turn is coming: its LLM and TTS requests find their connections open (connections.ts).
+      if (e.type === 'speech_start' || e.type === 'speech_pause') this.prewarm()
       if (e.type === 'speech_start') {
         this.userSpeaking = true
         this.lastActivityAt = now
@@ -281,6 +283,12 @@ export class CallSession {
       if (e.type !== 'speech_pause') this.cancelFinalize()
       this.turnEvent(e.type === 'speech_pause' || e.type === 'speech_end' ? { type: e.type, at, edgeAt: placed } : { type: e.type, at })
     }
+  }
+
+  private prewarm(): void {
+    this.d.runtime.prewarm()
+    this.d.tts.prewarm?.()
+    this.d.stt.prewarm?.()
   }
 
   /** A streaming STT finalizes at `at` unless the caller speaks again first (cancelFinalize). */
@@ -381,6 +389,8 @@ export class CallSession {
         if (!this.preempt) return
         // The caller went on: the words come back in a longer turn, so this one is forgotten.
         this.preempt.gen.cancel(discardTurn())
+        // Its request took a warm connection, and a cancelled stream's connection is closed.
+        this.prewarm()
         this.preempt = null
         this.d.recorder.event('cancel_preempt', {})
         return

@@ -6,6 +6,7 @@
  * retry after the first words would make the caller hear them twice.
  */
 import { baseUrlHost, PROVIDER_FETCH_OPTIONS, requireApiKey } from '../client-checks.js'
+import { providerConnections, type ProviderConnections } from '../connections.js'
 import OpenAI from 'openai'
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { LlmChunk, LlmClient, LlmRequest } from '../../../graph-runtime/index.js'
@@ -39,6 +40,8 @@ export interface OpenAiLlmOptions {
   maxRetryAfterMs: number
   /** OpenAI's reasoning models want max_completion_tokens; many compatible servers know only max_tokens. */
   maxTokensField: 'max_tokens' | 'max_completion_tokens'
+  /** The connection pool its requests go through (tests give their own). */
+  connections?: ProviderConnections
   /** Told before each retry (for logs and metrics; the error's message never holds the key). */
   onRetry?: (info: { attempt: number; delayMs: number; error: LlmError }) => void
 }
@@ -63,6 +66,7 @@ export class OpenAiLlm implements LlmClient {
   private readonly apiKey: string
   private readonly host: string
   private readonly client: OpenAI
+  private readonly connections: ProviderConnections
 
   constructor(options: Partial<OpenAiLlmOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_LLM_OPTIONS, ...options }
@@ -75,11 +79,18 @@ export class OpenAiLlm implements LlmClient {
     this.options = rest
     this.apiKey = apiKey
     this.host = host
+    this.connections = rest.connections ?? providerConnections
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
       organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      fetch: this.connections.fetch,
     })
+  }
+
+  /** Opens a connection for the next request now, while the caller still speaks (connections.ts). */
+  prewarm(): void {
+    this.connections.prewarm(this.options.baseURL, this)
   }
 
   async *stream(request: LlmRequest, signal: AbortSignal): AsyncGenerator<LlmChunk> {

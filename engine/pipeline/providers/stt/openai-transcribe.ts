@@ -5,6 +5,7 @@
  * one final. Segments are transcribed one at a time, so finals arrive in the order spoken.
  */
 import { baseUrlHost, PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } from '../client-checks.js'
+import { providerConnections, type ProviderConnections } from '../connections.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
 import { SttEventQueue } from './event-queue.js'
@@ -24,6 +25,8 @@ export interface OpenAiTranscribeOptions {
   maxUtteranceMs: number
   /** Segments cut but not yet answered; one more fails the stream (the server cannot keep up). */
   maxPendingSegments: number
+  /** The connection pool its requests go through (tests give their own). */
+  connections?: ProviderConnections
 }
 
 export const DEFAULT_OPENAI_TRANSCRIBE_OPTIONS = {
@@ -44,6 +47,7 @@ export class OpenAiTranscribeStt implements SttProvider {
   private readonly client: OpenAI
   private readonly host: string
   private readonly apiKey: string
+  private readonly connections: ProviderConnections
 
   constructor(options: Partial<OpenAiTranscribeOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_TRANSCRIBE_OPTIONS, ...options }
@@ -53,11 +57,18 @@ export class OpenAiTranscribeStt implements SttProvider {
     this.options = rest
     this.apiKey = apiKey
     this.host = host
+    this.connections = rest.connections ?? providerConnections
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
       organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      fetch: this.connections.fetch,
     })
+  }
+
+  /** Opens a connection for the next request now, while the caller still speaks (connections.ts). */
+  prewarm(): void {
+    this.connections.prewarm(this.options.baseURL, this)
   }
 
   open(o: SttOpenOptions): SttStream {

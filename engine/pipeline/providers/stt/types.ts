@@ -19,6 +19,8 @@ export interface SttProvider {
   readonly streaming: boolean
   /** Never throws for provider trouble: connection and auth failures arrive as `error` events. */
   open(o: SttOpenOptions): SttStream
+  /** A request-per-utterance provider opens its connection ahead of the request (speech started). */
+  prewarm?(): void
 }
 
 export interface SttStream {

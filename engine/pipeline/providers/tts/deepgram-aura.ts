@@ -6,6 +6,7 @@
  * DEEPGRAM_ACCESS_TOKEN from the environment; here every setting is explicit.
  */
 import { requireApiKey, requirePositive } from '../client-checks.js'
+import { providerConnections, type ProviderConnections } from '../connections.js'
 import { DeepgramError, DeepgramTimeoutError, DefaultDeepgramClient } from '@deepgram/sdk'
 import { SAMPLE_RATE } from '../../../audio/format.js'
 import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
@@ -22,6 +23,8 @@ export interface DeepgramAuraOptions {
   maxTextChars: number
   timeoutMs: number
   idleTimeoutMs: number
+  /** The connection pool its requests go through (tests give their own). */
+  connections?: ProviderConnections
 }
 
 export const DEFAULT_DEEPGRAM_AURA_OPTIONS = {
@@ -38,6 +41,7 @@ export class DeepgramAuraTts implements TtsProvider {
   private readonly apiKey: string
   private readonly who: string
   private readonly client: DefaultDeepgramClient
+  private readonly connections: ProviderConnections
 
   constructor(options: Partial<DeepgramAuraOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_DEEPGRAM_AURA_OPTIONS, ...options }
@@ -46,12 +50,19 @@ export class DeepgramAuraTts implements TtsProvider {
     requirePositive('DeepgramAuraTts', rest, ['timeoutMs', 'idleTimeoutMs', 'maxTextChars'])
     this.options = rest
     this.apiKey = apiKey
+    this.connections = rest.connections ?? providerConnections
     this.client = new DefaultDeepgramClient({
       apiKey, baseUrl: rest.baseUrl, maxRetries: 0,
       // The SDK's timeout stops at the response headers; the first-byte watchdog is ours.
       timeoutInSeconds: Math.ceil(rest.timeoutMs / 1000),
       logging: { silent: true },
+      fetch: this.connections.fetch,
     })
+  }
+
+  /** Opens a connection for the next request now, while the caller still speaks (connections.ts). */
+  prewarm(): void {
+    this.connections.prewarm(this.options.baseUrl, this)
   }
 
   async *synthesize(text: string, o: SynthesizeOptions): AsyncGenerator<Int16Array> {

@@ -5,6 +5,7 @@
  * without `pcm`. The SDK does no retries (maxRetries: 0): the caller fails over instead.
  */
 import { PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } from '../client-checks.js'
+import { providerConnections, type ProviderConnections } from '../connections.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder, wavDecoder } from './pcm-stream.js'
@@ -23,6 +24,8 @@ export interface OpenAiSpeechOptions {
   maxTextChars: number
   timeoutMs: number
   idleTimeoutMs: number
+  /** The connection pool its requests go through (tests give their own). */
+  connections?: ProviderConnections
 }
 
 export const DEFAULT_OPENAI_SPEECH_OPTIONS = {
@@ -42,6 +45,7 @@ export class OpenAiSpeechTts implements TtsProvider {
   private readonly apiKey: string
   private readonly who: string
   private readonly client: OpenAI
+  private readonly connections: ProviderConnections
 
   constructor(options: Partial<OpenAiSpeechOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_OPENAI_SPEECH_OPTIONS, ...options }
@@ -51,11 +55,18 @@ export class OpenAiSpeechTts implements TtsProvider {
     if (rest.responseFormat !== 'pcm' && rest.responseFormat !== 'wav') throw new RangeError("OpenAiSpeechTts: responseFormat must be 'pcm' or 'wav'")
     this.options = rest
     this.apiKey = apiKey
+    this.connections = rest.connections ?? providerConnections
     this.client = new OpenAI({
       apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
       organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      fetch: this.connections.fetch,
     })
+  }
+
+  /** Opens a connection for the next request now, while the caller still speaks (connections.ts). */
+  prewarm(): void {
+    this.connections.prewarm(this.options.baseURL, this)
   }
 
   async *synthesize(text: string, o: SynthesizeOptions): AsyncGenerator<Int16Array> {

@@ -17,6 +17,8 @@ export interface TtsProvider {
   readonly name: string
   /** 16 kHz mono Int16Array chunks; the first as early as the provider can produce it. */
   synthesize(text: string, o: SynthesizeOptions): AsyncIterable<Int16Array>
+  /** An HTTP provider opens a connection for the coming reply's first request (the caller speaks). */
+  prewarm?(): void
 }
 
 /**

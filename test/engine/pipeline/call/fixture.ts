@@ -12,6 +12,7 @@ import { CallSession, MemoryRecorder, type CallLimits } from '../../../../engine
 import { DeepgramLiveStt } from '../../../../engine/pipeline/providers/stt/deepgram-live.js'
 import { TtsCache } from '../../../../engine/pipeline/providers/tts/cache.js'
 import { EspeakTts } from '../../../../engine/pipeline/providers/tts/espeak.js'
+import type { SynthesizeOptions, TtsProvider } from '../../../../engine/pipeline/providers/tts/types.js'
 import { MAX_PAYLOAD_BYTES, createSocketServer, createWebCallGate } from '../../../../engine/server/index.js'
 import { SilenceStrategy } from '../../../../engine/turn-taking/index.js'
 import { loadVad, type VadModel } from '../../../../engine/vad/index.js'
@@ -55,7 +56,7 @@ export async function startCallServer(t: { teardown(fn: () => unknown): void }, 
   vadModel ??= loadVad()
   const vad = await vadModel
   if (vad.kind !== 'silero') throw new Error('Silero VAD did not load')
-  const tts = new EspeakTts()
+  const tts = new WatchedTts(new EspeakTts())
   const ttsCache = new TtsCache()
   const config = AgentConfig.parse({})
   const def = Definition.parse(demoGraph)
@@ -97,7 +98,26 @@ export async function startCallServer(t: { teardown(fn: () => unknown): void }, 
     await c.event((e) => e.type === 'hello')
     return c
   }
-  return { dg, sessions, connect }
+  return { dg, sessions, connect, tts }
+}
+
+/** espeak-ng, recording when it was asked to prewarm and to synthesize (the HTTP providers' hook). */
+export class WatchedTts implements TtsProvider {
+  readonly name: string
+  readonly prewarms: number[] = []
+  readonly synthesized: { text: string; at: number }[] = []
+  constructor(private readonly inner: TtsProvider) {
+    this.name = inner.name
+  }
+
+  prewarm(): void {
+    this.prewarms.push(performance.now())
+  }
+
+  synthesize(text: string, o: SynthesizeOptions): AsyncIterable<Int16Array> {
+    this.synthesized.push({ text, at: performance.now() })
+    return this.inner.synthesize(text, o)
+  }
 }
 
 /**

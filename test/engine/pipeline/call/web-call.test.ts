@@ -28,8 +28,10 @@ t.test('a web call: greeting, two turns, a barge-in, stop', { skip, timeout: 90_
   t.same(statuses(c.events).slice(0, 3), ['connecting', 'speaking', 'listening'])
 
   // Turn 1.
+  t.equal(s.tts.prewarms.length, 0, 'no prewarm before the caller speaks')
   s.dg.script('My name is Alice.')
   const before1 = c.binaryBytes
+  const spoke = performance.now()
   await mic.say(name)
   const user1 = await c.event(transcript('user', 'turn-1'), 10_000)
   t.equal(user1['text'], 'My name is Alice.')
@@ -37,6 +39,10 @@ t.test('a web call: greeting, two turns, a barge-in, stop', { skip, timeout: 90_
   t.match(s.dg.sessions[0]!.utterances[0], { text: 'My name is Alice.', endedBy: 'finalize' }, 'finalized early by the engine')
   const agent1 = await c.event(transcript('agent', 'turn-1'), 30_000)
   t.equal(agent1['text'], `${HOURS} Shall I repeat the opening hours?`)
+  // The caller's speech had the TTS open its connection before the reply's first request.
+  const reply1 = s.tts.synthesized.find((x) => x.at > spoke)
+  t.ok(reply1, 'the reply was synthesized')
+  t.ok(s.tts.prewarms.some((at) => at > spoke && at < reply1!.at), 'prewarmed while the caller spoke')
   t.ok(c.binaryBytes - before1 > 5 * 32_000, 'the reply was heard as audio')
   const m1 = await c.event((e) => e.type === 'metrics' && e['turn_id'] === 'turn-1')
   for (const k of ['endpointing_ms', 'stt_ms', 'llm_first_token_ms', 'tts_first_byte_ms', 'engine_ms', 'voice_to_voice_ms']) {

@@ -1,0 +1,160 @@
+/**
+ * Warm connections to the HTTP providers (LLM, speech).
+ *
+ * A reply's first LLM and TTS requests sit on the caller's wait. A kept-alive connection is only
+ * kept ~4 s after its last answer (undici's default, shorter when the server says so), and the
+ * gap between two turns is usually longer, so most turns used to open a new connection: TCP, and
+ * TLS for a real provider, tens of ms across a network and ~0.4 ms on loopback. `prewarm()`
+ * opens one while the caller is still speaking, and the pool's connector hands it to the next
+ * request that needs a new connection. Nothing is sent on it until a real request uses it: no
+ * request the provider would count or bill.
+ *
+ * One pool for every provider client of the process (connections are per origin, shared by all
+ * calls and organizations; a request carries its own key). Each client that expects to ask keeps
+ * one warm connection: a reply's LLM stream is still open when its first TTS request goes out, and
+ * at OpenAI both go to one origin, so one connection per origin would serve only the first. At most
+ * `maxWarmPerOrigin` wait per origin. The pool prefers its idle connections, so while those last a
+ * warm one goes unused and is closed after `maxWarmAgeMs`: the waste is bounded by those two.
+ */
+import type { Socket } from 'node:net'
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici'
+
+export interface ProviderConnectionsOptions {
+  /** How long an unused warm connection is kept (servers close idle, silent connections too). */
+  maxWarmAgeMs: number
+  /** Warm connections waiting per origin, whoever asked for them. */
+  maxWarmPerOrigin: number
+  /** TCP (and TLS) connect timeout, warm or not. */
+  connectTimeoutMs: number
+}
+
+export const DEFAULT_PROVIDER_CONNECTIONS: ProviderConnectionsOptions = { maxWarmAgeMs: 10_000, maxWarmPerOrigin: 8, connectTimeoutMs: 10_000 }
+
+type ConnectCallback = Parameters<buildConnector.connector>[1]
+type ConnectOptions = buildConnector.Options
+
+interface Warm {
+  /** Who asked for it: one waits per owner (and origin). */
+  owner: object
+  socket: Socket | null
+  /** A request that asked for a connection while this one was still connecting. */
+  taker: { opts: ConnectOptions; cb: ConnectCallback } | null
+  timer: NodeJS.Timeout
+  /** Our listeners while it waits; removed when undici takes the socket. */
+  onGone: () => void
+}
+
+/** "http://host:port", default ports spelled out, IPv6 without brackets: the same key from a URL and from undici's connect options. */
+function keyOf(protocol: string, hostname: string, port: string | number | null | undefined): string {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
+  return `${protocol}//${host}:${port || (protocol === 'https:' ? 443 : 80)}`
+}
+
+export class ProviderConnections {
+  readonly agent: Agent
+  private readonly o: ProviderConnectionsOptions
+  private readonly connector: buildConnector.connector
+  /** Per origin, oldest first. */
+  private readonly warm = new Map<string, Warm[]>()
+  private closed = false
+
+  constructor(options: Partial<ProviderConnectionsOptions> = {}) {
+    this.o = { ...DEFAULT_PROVIDER_CONNECTIONS, ...options }
+    for (const k of ['maxWarmAgeMs', 'maxWarmPerOrigin', 'connectTimeoutMs'] as const) {
+      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new RangeError(`ProviderConnections: ${k} must be > 0`)
+    }
+    this.connector = buildConnector({ timeout: this.o.connectTimeoutMs })
+    this.agent = new Agent({ connect: (opts, cb) => this.connect(opts, cb) })
+  }
+
+  /** For the SDKs' `fetch` option: undici's fetch through this pool. */
+  readonly fetch = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
+    undiciFetch(input, { ...init, dispatcher: this.agent })) as unknown as typeof globalThis.fetch
+
+  /**
+   * Makes sure the request `owner` (a provider client) will soon send to `baseUrl` finds an open
+   * connection: opens one unless the owner already has one waiting there, or the origin has its
+   * maximum. An idle pooled connection is no reason to skip: it may be a second from its
+   * keep-alive end. Never throws; a failure to connect is the real request's to report.
+   */
+  prewarm(baseUrl: string, owner: object): void {
+    if (this.closed) return
+    let url: URL
+    try {
+      url = new URL(baseUrl)
+    } catch {
+      return
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return
+    const key = keyOf(url.protocol, url.hostname, url.port)
+    const list = this.warm.get(key) ?? []
+    if (list.length >= this.o.maxWarmPerOrigin || list.some((w) => w.owner === owner)) return
+    const w: Warm = {
+      owner, socket: null, taker: null,
+      timer: setTimeout(() => this.discard(key, w), this.o.maxWarmAgeMs).unref(),
+      onGone: () => this.discard(key, w),
+    }
+    list.push(w)
+    this.warm.set(key, list)
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+    this.connector({ protocol: url.protocol, hostname, host: url.host, port: url.port }, (err, socket) => {
+      const taker = w.taker
+      if (err || !socket) {
+        this.discard(key, w)
+        // The request that was waiting for it connects on its own (and reports what fails).
+        if (taker) this.connector(taker.opts, taker.cb)
+        return
+      }
+      const s = socket as Socket
+      if (taker) return taker.cb(null, this.handOver(s, w))
+      if (!this.warm.get(key)?.includes(w)) return void s.destroy()
+      w.socket = s
+      // Held, it must not keep the process alive, and a reset must not go unhandled.
+      s.unref()
+      s.on('error', w.onGone).on('end', w.onGone).on('close', w.onGone)
+    })
+  }
+
+  /** Closes the warm connections and the pool. */
+  async close(): Promise<void> {
+    this.closed = true
+    for (const [key, list] of this.warm) for (const w of [...list]) this.discard(key, w)
+    await this.agent.close()
+  }
+
+  /** The pool's connector: the oldest warm connection to the origin if there is one, else a new one. */
+  private connect(opts: ConnectOptions, cb: ConnectCallback): void {
+    const key = keyOf(opts.protocol, opts.hostname, opts.port)
+    const list = opts.httpSocket ? undefined : this.warm.get(key)
+    while (list?.length) {
+      const w = list.shift()!
+      clearTimeout(w.timer)
+      if (!w.socket) {
+        w.taker = { opts, cb }
+        return
+      }
+      if (!w.socket.destroyed && w.socket.readyState === 'open') return cb(null, this.handOver(w.socket, w))
+      w.socket.destroy()
+    }
+    this.connector(opts, cb)
+  }
+
+  private handOver(s: Socket, w: Warm): Socket {
+    s.off('error', w.onGone).off('end', w.onGone).off('close', w.onGone)
+    // undici refs and unrefs its sockets by activity, starting from a ref'd one.
+    s.ref()
+    return s
+  }
+
+  private discard(key: string, w: Warm): void {
+    clearTimeout(w.timer)
+    const list = this.warm.get(key)
+    const i = list ? list.indexOf(w) : -1
+    if (i >= 0) list!.splice(i, 1)
+    if (list?.length === 0) this.warm.delete(key)
+    w.socket?.destroy()
+  }
+}
+
+/** The process's provider connections: every provider client's requests go through it. */
+export const providerConnections = new ProviderConnections()
