@@ -235,3 +235,68 @@ t.test('the LLM and speech providers prewarm their own origin, and their request
   t.ok((await collect(aura.synthesize('Hello there.', { signal: live() }))).all.length > 0, 'audio came')
   t.equal(auraHop.count(), 1)
 })
+
+t.test('fetch: statuses, headers, bodies and aborts come through as fetch gives them', async (t) => {
+  let hold: http.ServerResponse | null = null
+  const seen: { method: string; type: string; body: string }[] = []
+  const server = http.createServer((req, res) => {
+    let body = ''
+    req.on('data', (d: Buffer) => (body += d))
+    req.on('end', () => {
+      seen.push({ method: req.method!, type: req.headers['content-type'] ?? '', body })
+      if (req.url === '/empty') return void res.writeHead(204).end()
+      if (req.url === '/moved') return void res.writeHead(307, { location: '/elsewhere' }).end()
+      if (req.url === '/cookies') return void res.writeHead(200, [['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['x-one', 'y']]).end('two')
+      if (req.url === '/stream') {
+        res.writeHead(200).write('first ')
+        hold = res
+        return
+      }
+      if (req.url === '/never') return
+      res.end(`echo ${body}`)
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
+  t.teardown(() => server.closeAllConnections())
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const c = pool(t)
+
+  const posted = await c.fetch(`${url}/json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
+  t.equal(posted.status, 200)
+  t.equal(await posted.text(), 'echo {"a":1}')
+  t.same(seen.at(-1), { method: 'POST', type: 'application/json', body: '{"a":1}' })
+
+  const empty = await c.fetch(`${url}/empty`)
+  t.equal(empty.status, 204)
+  t.equal(empty.body, null)
+
+  const moved = await c.fetch(`${url}/moved`, { redirect: 'error' })
+  t.equal(moved.status, 307, 'a redirect is answered as it came, not followed')
+  t.equal(seen.filter((x) => x.method === 'GET').length, 2, 'nothing requested /elsewhere')
+
+  const cookies = await c.fetch(`${url}/cookies`)
+  t.equal(cookies.headers.get('set-cookie'), 'a=1, b=2')
+  t.equal(cookies.headers.get('x-one'), 'y')
+  t.equal(await cookies.text(), 'two')
+
+  // A multipart form (the transcription upload) goes through undici's fetch.
+  const form = new FormData()
+  form.append('file', new Blob(['RIFF']), 'a.wav')
+  t.equal((await c.fetch(`${url}/form`, { method: 'POST', body: form })).status, 200)
+  t.match(seen.at(-1), { type: /^multipart\/form-data; boundary=/, body: /RIFF/ })
+
+  // The body streams: the first chunk is readable before the server ends the response.
+  const streamed = await c.fetch(`${url}/stream`)
+  const reader = streamed.body!.getReader()
+  t.equal(new TextDecoder().decode((await reader.read()).value), 'first ')
+  ;(hold as http.ServerResponse | null)!.end('second')
+  t.equal(new TextDecoder().decode((await reader.read()).value), 'second')
+  t.equal((await reader.read()).done, true)
+
+  // An abort before the answer rejects with the signal's reason.
+  const ac = new AbortController()
+  const pending = c.fetch(`${url}/never`, { signal: ac.signal })
+  setTimeout(() => ac.abort(), 20)
+  t.match(await pending.then(() => null, (e: unknown) => e), { name: 'AbortError' })
+})
