@@ -300,3 +300,38 @@ t.test('fetch: statuses, headers, bodies and aborts come through as fetch gives 
   setTimeout(() => ac.abort(), 20)
   t.match(await pending.then(() => null, (e: unknown) => e), { name: 'AbortError' })
 })
+
+t.test('fetch: a large body arrives whole when read slowly; cancelling the reader closes the connection', async (t) => {
+  const big = Buffer.alloc(4 * 1024 * 1024)
+  for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 0xff
+  let closed = false
+  const server = http.createServer((req, res) => {
+    req.resume()
+    if (req.url === '/big') return void res.end(big)
+    req.socket.on('close', () => (closed = true))
+    res.writeHead(200)
+    const timer = setInterval(() => res.write(Buffer.alloc(1024)), 5)
+    res.on('close', () => clearInterval(timer))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
+  t.teardown(() => server.closeAllConnections())
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const c = pool(t)
+
+  const reader = (await c.fetch(`${url}/big`)).body!.getReader()
+  const parts: Uint8Array[] = []
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    parts.push(value.slice())
+    await sleep(1)
+  }
+  t.ok(Buffer.concat(parts).equals(big), 'every byte, in order')
+
+  const endless = (await c.fetch(`${url}/endless`)).body!.getReader()
+  await endless.read()
+  await endless.cancel()
+  await until('the connection to close', () => closed)
+  t.pass('closed')
+})
