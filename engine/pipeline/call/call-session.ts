@@ -13,6 +13,7 @@
  * STT stream bounds what it holds itself.
  */
 import { FRAME_MS, pcmView } from '../../audio/index.js'
+import { CallerAudioClock } from './audio-clock.js'
 import { discardTurn, type GraphRuntime } from '../../graph-runtime/runtime.js'
 import type { RuntimeEvent } from '../../graph-runtime/io.js'
 import type { CallControl } from '../../calls/control-bus.js'
@@ -150,6 +151,7 @@ export class CallSession {
   private muted = false
   /** When the VAD window being judged arrived (its last frame), for the barge-in stop metric. */
   private windowArrivedAt = 0
+  private readonly audioClock = new CallerAudioClock()
   private wake: TimerId | null = null
   private wakeAt: number | null = null
 
@@ -223,6 +225,7 @@ export class CallSession {
     // Muted audio still flows as silence, so turn timing and the STT stream keep going.
     const pcm = this.muted ? new Int16Array(input.length) : input
     const arrivedAt = this.clock.now()
+    this.audioClock.frame(pcm.length, arrivedAt)
     this.stt?.push(pcm)
     const vad = this.vadStream
     if (!vad) return
@@ -257,10 +260,12 @@ export class CallSession {
       // Two clocks for one edge. Turn-taking and barge-in keep the VAD's own edge: the end it places
       // late (by its fall time) balances the late onset of the words after a pause, which it also
       // needs a window or two to see; timing the silence from the true end would end turns inside
-      // ordinary pauses. What is recorded and measured (voice-to-voice) uses the edge as placed
-      // on the signal, the true one.
+      // ordinary pauses. What is recorded and measured (voice-to-voice), and speculation's clock,
+      // use the edge as placed on the signal, the true one, on the caller's clock (audio-clock.ts:
+      // timed from `now`, when the model's result came back, edges were placed ~10 ms late).
       const at = now - (e.confirmedAt - e.at)
-      const placed = now - (e.confirmedAt - (e.type === 'speech_start' || e.type === 'speech_resume' ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at)))
+      const edge = e.type === 'speech_start' || e.type === 'speech_resume' ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at)
+      const placed = this.audioClock.wallAt(edge)
       // A turn is coming: its LLM and TTS requests find their connections open (connections.ts).
       if (e.type === 'speech_start' || e.type === 'speech_pause') this.prewarm()
       if (e.type === 'speech_start') {
