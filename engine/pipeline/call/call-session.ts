@@ -13,7 +13,6 @@
  * STT stream bounds what it holds itself.
  */
 import { FRAME_MS, pcmView } from '../../audio/index.js'
-import { CallerAudioClock } from './audio-clock.js'
 import { discardTurn, type GraphRuntime } from '../../graph-runtime/runtime.js'
 import type { RuntimeEvent } from '../../graph-runtime/io.js'
 import type { CallControl } from '../../calls/control-bus.js'
@@ -29,6 +28,7 @@ import { realPlayoutClock, type PlayoutClock, type TimerId } from '../playout-cl
 import type { SttProvider, SttStream } from '../providers/stt/types.js'
 import type { TtsCache } from '../providers/tts/cache.js'
 import type { TtsProvider } from '../providers/tts/types.js'
+import { CallerAudioClock } from './audio-clock.js'
 import { FixedLine, Generation, type ReplySource } from './generation.js'
 import { BoundedQueue } from './queue.js'
 import type { CallEndReason, CallRecorder } from './recorder.js'

@@ -30,8 +30,9 @@ export function requirePositive<T extends object>(owner: string, options: T, key
 
 /**
  * Fetch options every OpenAI-SDK client gets. No redirects: a provider's API does not redirect,
- * a keyed request should not wander to another URL, and undici clones (tees) the body of every
- * request whose redirect mode is not "error" — ~0.6–0.9 ms of CPU per request, spent on the
- * turn's critical path (LLM request, first TTS request).
+ * and a keyed request should not wander to another URL. Where a request still goes through a
+ * fetch (multipart uploads, the embeddings client), undici also clones (tees) the body of every
+ * request whose redirect mode is not "error" — ~0.6–0.9 ms of CPU per request. The engine's JSON
+ * requests never follow one either (connections.ts).
  */
 export const PROVIDER_FETCH_OPTIONS = { redirect: 'error' } as const

@@ -84,10 +84,12 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
   })
 }
 
-/** "http://host:port", default ports spelled out, IPv6 without brackets: the same key from a URL and from undici's connect options. */
+/** A URL's hostname as undici's connect options give it: IPv6 without brackets. */
+const bareHost = (hostname: string): string => (hostname.startsWith('[') ? hostname.slice(1, -1) : hostname)
+
+/** "http://host:port", default ports spelled out: the same key from a URL and from undici's connect options. */
 function keyOf(protocol: string, hostname: string, port: string | number | null | undefined): string {
-  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
-  return `${protocol}//${host}:${port || (protocol === 'https:' ? 443 : 80)}`
+  return `${protocol}//${bareHost(hostname)}:${port || (protocol === 'https:' ? 443 : 80)}`
 }
 
 export class ProviderConnections {
@@ -172,8 +174,7 @@ export class ProviderConnections {
     }
     list.push(w)
     this.warm.set(key, list)
-    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
-    this.connector({ protocol: url.protocol, hostname, host: url.host, port: url.port }, (err, socket) => {
+    this.connector({ protocol: url.protocol, hostname: bareHost(url.hostname), host: url.host, port: url.port }, (err, socket) => {
       const taker = w.taker
       if (err || !socket) {
         this.discard(key, w)
@@ -204,6 +205,7 @@ export class ProviderConnections {
     const list = opts.httpSocket ? undefined : this.warm.get(key)
     while (list?.length) {
       const w = list.shift()!
+      if (list.length === 0) this.warm.delete(key)
       clearTimeout(w.timer)
       if (!w.socket) {
         w.taker = { opts, cb }
