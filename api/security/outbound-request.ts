@@ -6,7 +6,7 @@
  */
 import http from 'node:http'
 import https from 'node:https'
-import { assertPublicUrl, DestinationRefusedError, pinnedLookup, type GuardOptions } from './ssrf.js'
+import { assertPublicUrl, DestinationRefusedError, pinnedLookup, type GuardOptions } from '../../core/index.js'
 
 export interface OutboundRequest {
   method: string

@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks'
-import type { Clock, Logger } from '../../core/index.js'
+import type { Clock, GuardOptions, Logger } from '../../core/index.js'
 import type { AttemptResult, Repos, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/index.js'
 import { OutboundError, outboundRequest, type OutboundResponse } from '../security/outbound-request.js'
-import type { GuardOptions } from '../security/ssrf.js'
 import type { EndpointSealer } from './sealing.js'
 import { signatureHeader } from './signing.js'
 

@@ -1,9 +1,8 @@
-import type { Clock } from '../../core/index.js'
+import { assertPublicUrl, DestinationRefusedError, type Clock, type GuardOptions } from '../../core/index.js'
 import type { Repos, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/index.js'
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
-import { assertPublicUrl, DestinationRefusedError, type GuardOptions } from '../security/ssrf.js'
 import { EVENT_TYPES } from './catalog.js'
 import type { WebhookDispatcher } from './dispatcher.js'
 import type {

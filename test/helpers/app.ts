@@ -3,10 +3,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
-import { createLogger, loadConfig, loadSecrets, ManualClock, type Clock } from '../../core/index.js'
+import { createLogger, loadConfig, loadSecrets, ManualClock, type Clock, type ResolveHost } from '../../core/index.js'
 import { migrate, openDatabase, type Db } from '../../db/index.js'
 import { createApp, listen, type AnyRoute, type App, type Services } from '../../api/index.js'
-import type { ResolveHost } from '../../api/security/ssrf.js'
 
 export interface Reply<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number

@@ -2,7 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { outboundRequest, OutboundError } from '../../../api/security/outbound-request.js'
-import { allowList, type ResolveHost } from '../../../api/security/ssrf.js'
+import { allowList, type ResolveHost } from '../../../core/index.js'
 
 const LOOPBACK = allowList(['127.0.0.0/8'])
 

@@ -1,8 +1,7 @@
 import http from 'node:http'
 import type net from 'node:net'
 import type { Test } from 'tap'
-import type { Clock } from '../../../core/index.js'
-import type { ResolveHost } from '../../../api/security/ssrf.js'
+import type { Clock, ResolveHost } from '../../../core/index.js'
 import { startTestApp, type TestApp } from '../../helpers/app.js'
 import { expectStatus, newOwner, type Actor } from '../../helpers/tenancy-fixtures.js'
 

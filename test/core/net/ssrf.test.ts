@@ -1,5 +1,5 @@
 import t from 'tap'
-import { addressRefusal, allowList, assertPublicUrl, embeddedIpv4, DestinationRefusedError, type ResolveHost } from '../../../api/security/ssrf.js'
+import { addressRefusal, allowList, assertPublicUrl, embeddedIpv4, DestinationRefusedError, type ResolveHost } from '../../../core/index.js'
 
 /** Resolves the names it is given, like DNS would; anything else does not exist. */
 const fakeDns = (table: Record<string, string[]>): ResolveHost => async (host) => {

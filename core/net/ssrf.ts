@@ -10,15 +10,20 @@
  *  3. every address must be public: IPv4 and IPv6 special-purpose ranges (RFC 6890 and its IANA
  *     registries) are refused, and IPv6 forms that carry an IPv4 address (mapped, compatible,
  *     SIIT-translated, NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by that IPv4 address;
- *  4. unless the operator allows it: an address inside an allow-listed CIDR range passes rule 3.
+ *  4. no address of this server itself (its listen address; every interface address when it
+ *     listens on all of them): a public address of the host reaches the API and its neighbours;
+ *  5. unless the operator allows it: an address inside an allow-listed CIDR range passes rules 3–4.
+ * Tenant-chosen provider base URLs, integration targets and webhook endpoints all go through it;
+ * the operator's own settings (OZAN_*_BASE_URL) do not.
  */
 import dns from 'node:dns'
 import net from 'node:net'
+import os from 'node:os'
 
 export type RefusalReason =
   | 'invalid_url' | 'scheme' | 'credentials' | 'unresolvable'
   | 'unspecified' | 'loopback' | 'private' | 'link_local' | 'metadata' | 'cgnat' | 'multicast'
-  | 'broadcast' | 'unique_local' | 'reserved'
+  | 'broadcast' | 'unique_local' | 'reserved' | 'self'
 
 const REASON_TEXT: Record<RefusalReason, string> = {
   invalid_url: 'is not a valid URL',
@@ -35,6 +40,7 @@ const REASON_TEXT: Record<RefusalReason, string> = {
   broadcast: 'resolves to the broadcast address',
   unique_local: 'resolves to a unique-local IPv6 address (fc00::/7)',
   reserved: 'resolves to a reserved or non-routable address',
+  self: 'resolves to an address of this server',
 }
 
 /** A refused destination. The message names the rule, never anything fetched. */
@@ -147,9 +153,10 @@ export function allowList(cidrs: readonly string[]): net.BlockList {
   return list
 }
 
-function allowed(ip: string, allow: net.BlockList): boolean {
+/** Whether an address, or the IPv4 address it carries, is in the list. */
+function inList(ip: string, list: net.BlockList): boolean {
   const inner = embeddedIpv4(ip)
-  return allow.check(ip.split('%')[0]!, net.isIPv4(ip) ? 'ipv4' : 'ipv6') || (inner !== null && allow.check(inner, 'ipv4'))
+  return list.check(ip.split('%')[0]!, net.isIPv4(ip) ? 'ipv4' : 'ipv6') || (inner !== null && list.check(inner, 'ipv4'))
 }
 
 export interface ResolvedAddress {
@@ -163,9 +170,11 @@ export const systemResolve: ResolveHost = async (hostname) =>
   (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
 
 export interface GuardOptions {
-  /** Ranges the operator allows although rule 3 refuses them (OZAN_ALLOW_PRIVATE_CIDRS). */
+  /** Ranges the operator allows although rules 3–4 refuse them (OZAN_ALLOW_PRIVATE_CIDRS). */
   allow?: net.BlockList
   resolve?: ResolveHost
+  /** This server's own addresses (rule 4), from ownAddresses(). */
+  own?: net.BlockList
 }
 
 /** A URL that passed the guard, with the only addresses a connection for it may use. */
@@ -174,17 +183,13 @@ export interface CheckedUrl {
   addresses: ResolvedAddress[]
 }
 
-/** Applies rules 1–4; throws DestinationRefusedError naming the first rule broken. */
-export async function assertPublicUrl(input: string | URL, o: GuardOptions = {}): Promise<CheckedUrl> {
-  let url: URL
-  try {
-    url = new URL(input)
-  } catch {
-    throw new DestinationRefusedError('invalid_url')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DestinationRefusedError('scheme')
-  if (url.username || url.password) throw new DestinationRefusedError('credentials')
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+const familyOf = (ip: string): 'ipv4' | 'ipv6' => (net.isIPv4(ip) ? 'ipv4' : 'ipv6')
+
+/**
+ * Rules 2–5 for a host (a name, or an IP literal without brackets): every address it stands for,
+ * each checked. Throws DestinationRefusedError ('unresolvable' when DNS gives no answer).
+ */
+export async function checkHost(host: string, o: GuardOptions = {}): Promise<ResolvedAddress[]> {
   let addresses: ResolvedAddress[]
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIPv6(host) ? 6 : 4 }]
   else {
@@ -198,10 +203,52 @@ export async function assertPublicUrl(input: string | URL, o: GuardOptions = {})
   const allow = o.allow ?? new net.BlockList()
   // One bad answer refuses the host: which answer a connection would use is not ours to choose.
   for (const { address } of addresses) {
-    const reason = addressRefusal(address)
-    if (reason && !allowed(address, allow)) throw new DestinationRefusedError(reason, address)
+    const reason = addressRefusal(address) ?? (o.own && inList(address, o.own) ? 'self' : null)
+    if (reason && !inList(address, allow)) throw new DestinationRefusedError(reason, address)
   }
-  return { url, addresses }
+  return addresses
+}
+
+/** Applies rules 1–5; throws DestinationRefusedError naming the first rule broken. */
+export async function assertPublicUrl(input: string | URL, o: GuardOptions = {}): Promise<CheckedUrl> {
+  let url: URL
+  try {
+    url = new URL(input)
+  } catch {
+    throw new DestinationRefusedError('invalid_url')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DestinationRefusedError('scheme')
+  if (url.username || url.password) throw new DestinationRefusedError('credentials')
+  return { url, addresses: await checkHost(url.hostname.replace(/^\[(.*)\]$/, '$1'), o) }
+}
+
+/** Whether every address lies in the operator's allowed ranges (plain http is accepted only there). */
+export function allAllowed(addresses: readonly ResolvedAddress[], allow: net.BlockList | undefined): boolean {
+  return allow !== undefined && addresses.every((a) => inList(a.address, allow))
+}
+
+/**
+ * This server's own addresses (rule 4) for the address it listens on: that address, or every
+ * interface address when it listens on all of them (0.0.0.0, ::).
+ */
+export function ownAddresses(listenHost: string, interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): net.BlockList {
+  const list = new net.BlockList()
+  const host = listenHost.replace(/^\[(.*)\]$/, '$1')
+  const wildcard = host === '' || host === '0.0.0.0' || host === '::'
+  const addresses = wildcard ? Object.values(interfaces).flatMap((list) => (list ?? []).map((i) => i.address)) : [host]
+  for (const address of addresses) {
+    const bare = address.split('%')[0]!
+    if (net.isIP(bare)) list.addAddress(bare, familyOf(bare))
+  }
+  return list
+}
+
+/** The guard's refusal anywhere in an error's cause chain (SDKs wrap what the connector threw). */
+export function destinationRefusal(err: unknown): DestinationRefusedError | null {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DestinationRefusedError) return e
+  }
+  return null
 }
 
 /**
