@@ -50,6 +50,9 @@ class KoaRequestInfo implements RequestInfo {
   get userAgent(): string {
     return this.ctx.get('user-agent')
   }
+  get url(): string {
+    return this.ctx.originalUrl
+  }
   setHeader(name: string, value: string): void {
     this.ctx.set(name, value)
   }

@@ -17,6 +17,8 @@ export interface RequestInfo {
   /** The Host the client addressed (for region matching). */
   host: string
   userAgent: string
+  /** The path and query string as the client sent them (paged lists link their next page from it). */
+  url: string
   /** Response headers a handler may add (e.g. Retry-After on a throttled login). */
   setHeader(name: string, value: string): void
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { arrayPage, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
-import { DocumentCreate, DocumentDetail, DocumentPath, DocumentResponse, SearchHitResponse, SearchRequest, UploadDocumentBody } from './schema.js'
+import { DEFAULT_DOCUMENT_PAGE_LIMITS, DocumentCreate, DocumentDetail, DocumentListQuery, DocumentPath, DocumentResponse, SearchHitResponse, SearchRequest, UploadDocumentBody } from './schema.js'
 import type { KnowledgeService } from './service.js'
 
 const tag = 'Knowledge base'
@@ -11,8 +12,9 @@ export function knowledgeBaseRoutes(knowledge: KnowledgeService) {
   return [
     defineRoute({
       operationId: 'knowledge_base_list_documents', method: 'get', path: `${BASE}/documents`, auth: 'A', permission: 'knowledge_base:read', tag,
-      summary: 'Documents of the request’s environment, newest first (without their text)', status: 200, response: z.array(DocumentResponse),
-      handler: ({ auth }) => knowledge.list(auth),
+      summary: 'Documents of the request’s environment, newest first (without their text)', description: pagingDescription(DEFAULT_DOCUMENT_PAGE_LIMITS),
+      query: DocumentListQuery, status: 200, response: z.array(DocumentResponse),
+      handler: ({ auth, query, req }) => arrayPage(req, knowledge.list(auth, query), query),
     }),
     defineRoute({
       operationId: 'knowledge_base_create_document', method: 'post', path: `${BASE}/documents`, auth: 'A', permission: 'knowledge_base:write', tag,

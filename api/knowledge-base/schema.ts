@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { FileField } from '../http/multipart.js'
+import { DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 
 /** Longest text a document may hold, typed or extracted (a zip bomb of a DOCX stops here). */
 export const MAX_TEXT_CHARS = 10_000_000
@@ -75,6 +76,8 @@ export const SearchHitResponse = z
   .meta({ id: 'SearchHitResponse' })
 
 export const DocumentPath = z.object({ document_id: z.uuid() })
+export const DEFAULT_DOCUMENT_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
+export const DocumentListQuery = z.object({ ...pageQuery(DEFAULT_DOCUMENT_PAGE_LIMITS) })
 
 export type DocumentCreateT = z.output<typeof DocumentCreate>
 export type DocumentResponseT = z.output<typeof DocumentResponse>

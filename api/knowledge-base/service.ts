@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import type { Clock, Logger } from '../../core/index.js'
-import type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, Repos, Scope } from '../../db/index.js'
+import type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, PageRequest, Repos, Scope } from '../../db/index.js'
 import type { KnowledgeBase, KnowledgeHit } from '../../engine/graph-runtime/index.js'
 import { ApiError } from '../http/errors.js'
 import type { UploadedFile } from '../http/multipart.js'
@@ -112,8 +112,9 @@ export class KnowledgeService {
     })
   }
 
-  list(p: Principal): DocumentResponseT[] {
-    return this.repos.knowledge.list(scopeOf(p)).map(response)
+  list(p: Principal, at: PageRequest): { items: DocumentResponseT[]; total: number } {
+    const page = this.repos.knowledge.page(scopeOf(p), at)
+    return { items: page.items.map(response), total: page.total }
   }
 
   detail(p: Principal, id: string): DocumentDetailT {

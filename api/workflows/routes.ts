@@ -1,7 +1,9 @@
 import { z } from 'zod'
 import { AgentConfig, Definition } from '../../engine/graph-runtime/index.js'
+import { arrayPage, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
 import {
+  DEFAULT_WORKFLOW_PAGE_LIMITS,
   DefinitionResponse,
   ListQuery,
   PromoteRequest,
@@ -29,8 +31,9 @@ export function workflowRoutes(workflows: WorkflowService) {
     }),
     defineRoute({
       operationId: 'workflows_list', method: 'get', path: '/api/v1/workflows', auth: 'A', permission: 'agents:read', tag,
-      summary: 'Agents of the request’s environment, newest first', query: ListQuery, status: 200, response: z.array(WorkflowSummary),
-      handler: ({ auth, query }) => workflows.list(auth, query.archived),
+      summary: 'Agents of the request’s environment, newest first', description: pagingDescription(DEFAULT_WORKFLOW_PAGE_LIMITS),
+      query: ListQuery, status: 200, response: z.array(WorkflowSummary),
+      handler: ({ auth, query, req }) => arrayPage(req, workflows.list(auth, query.archived, query), query),
     }),
     defineRoute({
       operationId: 'workflows_templates', method: 'get', path: '/api/v1/workflows/templates', auth: 'A', permission: 'agents:read', tag,

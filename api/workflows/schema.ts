@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { AgentConfig, Definition } from '../../engine/graph-runtime/index.js'
+import { DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 
 export const WorkflowCreate = z
   .object({
@@ -76,8 +77,10 @@ export const WorkflowTemplate = z
 
 export const WorkflowPath = z.object({ workflow_uuid: z.uuid() })
 export const VersionPath = z.object({ workflow_uuid: z.uuid(), version: z.coerce.number().int().min(1).max(1_000_000) })
+export const DEFAULT_WORKFLOW_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
 export const ListQuery = z.object({
   archived: z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('List archived agents instead (default false).'),
+  ...pageQuery(DEFAULT_WORKFLOW_PAGE_LIMITS),
 })
 
 export type WorkflowSummaryT = z.output<typeof WorkflowSummary>

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock, EventBus } from '../../core/index.js'
-import type { EnvironmentRow, Repos, WorkflowRow } from '../../db/index.js'
+import type { EnvironmentRow, PageRequest, Repos, WorkflowRow, WorkflowSummaryRow } from '../../db/index.js'
 import { AgentConfig, Definition, validateDefinition } from '../../engine/graph-runtime/index.js'
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
@@ -48,9 +48,10 @@ export class WorkflowService {
     return this.detail(p, id)
   }
 
-  list(p: Principal, archived: boolean): WorkflowSummaryT[] {
+  list(p: Principal, archived: boolean, at: PageRequest): { items: WorkflowSummaryT[]; total: number } {
     const env = this.environment(p)
-    return this.repos.workflows.list(scope(p), archived).map((r) => summary(r, env))
+    const page = this.repos.workflows.page(scope(p), archived, at)
+    return { items: page.items.map((r) => summary(r, env)), total: page.total }
   }
 
   detail(p: Principal, id: string): WorkflowDetailT {
@@ -209,7 +210,7 @@ export class WorkflowService {
   }
 }
 
-function summary(r: WorkflowRow, env: EnvironmentRow): WorkflowSummaryT {
+function summary(r: WorkflowSummaryRow, env: EnvironmentRow): WorkflowSummaryT {
   return {
     id: r.id,
     name: r.name,

@@ -1,6 +1,6 @@
 import type { Db } from '../database.js'
 import { KnowledgeVectorsRepo } from './knowledge-vectors.js'
-import type { Scope } from './workflows.js'
+import type { PageRequest, Scope } from './workflows.js'
 
 export interface KnowledgeDocumentRow {
   id: string
@@ -75,7 +75,8 @@ export class KnowledgeRepo {
   private readonly advanceScopeStmt
   private readonly insertChunkStmt
   private readonly indexChunkStmt
-  private readonly listStmt
+  private readonly pageStmt
+  private readonly totalStmt
   private readonly getStmt
   private readonly deleteStmt
   private readonly chunksOfStmt
@@ -98,7 +99,10 @@ export class KnowledgeRepo {
        VALUES (@rowid, @id, @document_id, @org, @env, @index, @text)`,
     )
     this.indexChunkStmt = db.prepare('INSERT INTO knowledge_fts (rowid, title, body) VALUES (?, ?, ?)')
-    this.listStmt = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM knowledge_documents WHERE ${SCOPED} ORDER BY created_at DESC, id`)
+    this.pageStmt = db.prepare(
+      `SELECT ${SUMMARY_COLUMNS} FROM knowledge_documents WHERE ${SCOPED} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`,
+    )
+    this.totalStmt = db.prepare<{ org: string; env: string }, { n: number }>(`SELECT count(*) AS n FROM knowledge_documents WHERE ${SCOPED}`)
     this.getStmt = db.prepare(`SELECT * FROM knowledge_documents WHERE ${SCOPED} AND id = @id`)
     this.deleteStmt = db.prepare(`DELETE FROM knowledge_documents WHERE ${SCOPED} AND id = @id`)
     this.chunksOfStmt = db.prepare<[string], { rowid: number; text: string }>('SELECT rowid, text FROM knowledge_chunks WHERE document_id = ?')
@@ -129,8 +133,13 @@ export class KnowledgeRepo {
       this.advanceScopeStmt.run({ id: scope.id, n: chunks.length })
     })()
   }
-  list(s: Scope): KnowledgeDocumentSummaryRow[] {
-    return this.listStmt.all({ org: s.organizationId, env: s.environmentId }) as KnowledgeDocumentSummaryRow[]
+  /** One page of the environment's documents, newest first; `id` orders documents added in the same millisecond. */
+  page(s: Scope, at: PageRequest): { items: KnowledgeDocumentSummaryRow[]; total: number } {
+    const scope = { org: s.organizationId, env: s.environmentId }
+    return {
+      items: this.pageStmt.all({ ...scope, limit: at.limit, offset: at.offset }) as KnowledgeDocumentSummaryRow[],
+      total: this.totalStmt.get(scope)!.n,
+    }
   }
   get(s: Scope, id: string): KnowledgeDocumentRow | undefined {
     return this.getStmt.get({ org: s.organizationId, env: s.environmentId, id }) as KnowledgeDocumentRow | undefined

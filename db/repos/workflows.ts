@@ -29,18 +29,30 @@ export interface WorkflowVersionRow {
   published_by: string | null
 }
 
+/** Which rows of a list one request reads: `LIMIT limit OFFSET offset` in SQL. */
+export interface PageRequest {
+  limit: number
+  offset: number
+}
+
 /** An environment-scoped resource: every statement is bound to organization and environment. */
 export interface Scope {
   organizationId: string
   environmentId: string
 }
 
+/** A workflow as listed: everything but its draft graph and config, which only the detail shows. */
+export type WorkflowSummaryRow = Omit<WorkflowRow, 'draft_definition' | 'draft_config'>
+const SUMMARY_COLUMNS = `id, organization_id, environment_id, lineage_id, source_workflow_id, name, description, template_id,
+  draft_updated_at, latest_version, archived_at, deleted_at, created_by, created_at, updated_at`
+
 const LIVE = 'organization_id = @org AND environment_id = @env AND deleted_at IS NULL'
 
 export class WorkflowsRepo {
   private readonly insertStmt
   private readonly getStmt
-  private readonly listStmt
+  private readonly pageStmts
+  private readonly countStmts
   private readonly setDraftStmt
   private readonly setArchivedStmt
   private readonly deleteStmt
@@ -58,9 +70,17 @@ export class WorkflowsRepo {
          @draft_definition, @draft_config, @created_at, @created_by, @created_at, @created_at)`,
     )
     this.getStmt = db.prepare(`SELECT * FROM workflows WHERE ${LIVE} AND id = @id`)
-    this.listStmt = db.prepare(
-      `SELECT * FROM workflows WHERE ${LIVE} AND (archived_at IS NOT NULL) = @archived ORDER BY created_at DESC, id`,
-    )
+    // One statement per listing so `archived_at IS NULL` is an index equality (workflows_scope), not
+    // a filter over every row; `id` breaks ties between agents created in the same millisecond.
+    const listed = { live: `${LIVE} AND archived_at IS NULL`, archived: `${LIVE} AND archived_at IS NOT NULL` }
+    this.pageStmts = {
+      live: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM workflows WHERE ${listed.live} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`),
+      archived: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM workflows WHERE ${listed.archived} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`),
+    }
+    this.countStmts = {
+      live: db.prepare(`SELECT count(*) AS n FROM workflows WHERE ${listed.live}`),
+      archived: db.prepare(`SELECT count(*) AS n FROM workflows WHERE ${listed.archived}`),
+    }
     this.setDraftStmt = db.prepare(
       `UPDATE workflows SET draft_definition = coalesce(@definition, draft_definition), draft_config = coalesce(@config, draft_config),
          draft_updated_at = @now, updated_at = @now WHERE ${LIVE} AND id = @id`,
@@ -85,8 +105,14 @@ export class WorkflowsRepo {
   get(s: Scope, id: string): WorkflowRow | undefined {
     return this.getStmt.get({ org: s.organizationId, env: s.environmentId, id }) as WorkflowRow | undefined
   }
-  list(s: Scope, archived: boolean): WorkflowRow[] {
-    return this.listStmt.all({ org: s.organizationId, env: s.environmentId, archived: archived ? 1 : 0 }) as WorkflowRow[]
+  /** One page of the environment's agents (archived ones, or the others), newest first. */
+  page(s: Scope, archived: boolean, at: PageRequest): { items: WorkflowSummaryRow[]; total: number } {
+    const which = archived ? 'archived' : 'live'
+    const scope = { org: s.organizationId, env: s.environmentId }
+    return {
+      items: this.pageStmts[which].all({ ...scope, limit: at.limit, offset: at.offset }) as WorkflowSummaryRow[],
+      total: (this.countStmts[which].get(scope) as { n: number }).n,
+    }
   }
   setDraft(s: Scope, id: string, draft: { definition?: string; config?: string }, now: number): void {
     this.setDraftStmt.run({ org: s.organizationId, env: s.environmentId, id, definition: draft.definition ?? null, config: draft.config ?? null, now })
