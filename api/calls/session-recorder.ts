@@ -1,16 +1,19 @@
 /**
  * A web call recorded as a session (channel "web"). The row is inserted when the call starts
- * (session.started). Transcript lines, events and per-turn metrics are buffered: the call's own
- * work never waits on SQLite. The buffer is written in batches, one transaction every
- * FLUSH_EVERY_MS (off the audio path, on a timer), publishing transcript.updated for the lines it
- * wrote; so GET /calls/{uuid} follows a live call, and a crash loses at most the last batch. When
+ * (session.started). Transcript lines, events and per-turn metrics are buffered, each with the
+ * time it happened: the call's own work never waits on SQLite. Every FLUSH_EVERY_MS while the call
+ * is live (off the audio path, on a timer) the buffer is written in one transaction together with
+ * a live mark (the session's updated_at), publishing transcript.updated for the lines it wrote; so
+ * GET /calls/{uuid} follows a live call, and a crash loses at most the last FLUSH_EVERY_MS. When
  * the call ends, the rest goes out in one transaction with the runtime's final state, turn count
  * and usage, then session.completed (the report text sessions send).
  *
  * Status by end reason: agent_ended, client_hangup, dropped (the socket went away without a
- * `stop`: a closed tab is a hang-up), idle_timeout and max_duration are `completed`; error and
- * server_shutdown are `failed` (error_code: the error's code, or "server_shutdown"). A session
- * left `active` by a crash is marked failed ("interrupted") at the next start (abandonLive).
+ * `stop`: a closed tab is a hang-up), idle_timeout and max_duration are `completed`; error,
+ * server_shutdown and protocol_error (the client broke the protocol: 4400, or 1007 invalid UTF-8)
+ * are `failed` (error_code: the error's code, "server_shutdown" or "protocol_error"). A session
+ * left `active` by a crash is marked failed ("interrupted") at the next start, ended at its last
+ * recorded activity (SessionsRepo.abandonLive).
  */
 import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos } from '../../db/index.js'
@@ -20,7 +23,7 @@ import { completionReport } from '../sessions/report.js'
 
 /** Events beyond this many are counted, not kept (transcript lines and turns are always kept). */
 const MAX_EVENTS = 5000
-/** How often a live call's buffered events are written. */
+/** How often a live call's buffered events and its live mark are written. */
 export const FLUSH_EVERY_MS = 2000
 /** Noisy per-frame-ish events that say nothing a transcript and metrics do not. */
 const SKIPPED = new Set(['speech_start', 'speech_end'])
@@ -46,7 +49,7 @@ export interface SessionCallRecorderOptions {
 
 export class SessionCallRecorder implements CallRecorder {
   readonly sessionId: string
-  private readonly buffered: { kind: string; data: Record<string, unknown> }[] = []
+  private readonly buffered: { kind: string; data: Record<string, unknown>; at: number }[] = []
   private readonly lines: { role: 'user' | 'assistant'; text: string }[] = []
   private readonly turns: (TurnMetricsRecord & { turn: number })[] = []
   private dropped = 0
@@ -54,6 +57,8 @@ export class SessionCallRecorder implements CallRecorder {
   private errorCode: string | null = null
   private usage = { p: 0, c: 0 }
   private endReason: CallEndReason | null = null
+  /** The close code of the socket_closed event, when the client's socket closed first. */
+  private closeCode: number | null = null
   private finalState: () => RuntimeState
   /** Lines before this index have had their transcript.updated. */
   private announced = 0
@@ -92,6 +97,7 @@ export class SessionCallRecorder implements CallRecorder {
       channel: 'web', definition: o.definition, config: o.config, state: JSON.stringify(o.initial), started_by_user: null, started_by_key: null, started_at: now,
     })
     this.opened = true
+    this.schedule()
     this.publish('session.started', { ...this.base(), version: o.version, channel: 'web', call_id: o.callId, variables: o.initial.variables }, now)
     return true
   }
@@ -102,6 +108,7 @@ export class SessionCallRecorder implements CallRecorder {
       this.usage.c += Number(data['completion_tokens'] ?? 0) || 0
     }
     if (kind === 'error' && this.errorCode === null && typeof data['code'] === 'string') this.errorCode = data['code']
+    if (kind === 'socket_closed' && typeof data['code'] === 'number') this.closeCode = data['code']
     if (kind === 'tool_call') {
       // Announced when it happens (a receiver may act on it during the call), but off the audio
       // path: publishing writes the webhook outbox.
@@ -114,21 +121,19 @@ export class SessionCallRecorder implements CallRecorder {
       return
     }
     this.events++
-    this.buffered.push({ kind, data: { ...data, at_ms: this.o.clock.now() } })
-    this.schedule()
+    const at = this.o.clock.now()
+    this.buffered.push({ kind, data: { ...data, at_ms: at }, at })
   }
 
   transcript(role: 'user' | 'agent', text: string, o: { interrupted: boolean; turnId: string }): void {
     this.lines.push({ role: role === 'agent' ? 'assistant' : 'user', text })
-    this.buffered.push({ kind: role === 'agent' ? 'agent_message' : 'user_message', data: { text, turn_id: o.turnId, interrupted: o.interrupted } })
-    this.schedule()
+    this.buffered.push({ kind: role === 'agent' ? 'agent_message' : 'user_message', data: { text, turn_id: o.turnId, interrupted: o.interrupted }, at: this.o.clock.now() })
   }
 
   metrics(turn: TurnMetricsRecord): void {
     const t = { ...turn, turn: this.turns.length + 1 }
     this.turns.push(t)
-    this.buffered.push({ kind: 'turn', data: { turn: t.turn, duration_ms: turn.voiceToVoiceMs ?? turn.engineMs ?? 0, ...snake(turn) } })
-    this.schedule()
+    this.buffered.push({ kind: 'turn', data: { turn: t.turn, duration_ms: turn.voiceToVoiceMs ?? turn.engineMs ?? 0, ...snake(turn) }, at: this.o.clock.now() })
   }
 
   private schedule(): void {
@@ -140,9 +145,13 @@ export class SessionCallRecorder implements CallRecorder {
     this.flushTimer.unref()
   }
 
-  /** Writes what is buffered (one transaction) and announces the lines it wrote. */
+  /**
+   * Writes what is buffered and the live mark (one transaction), announces the lines it wrote,
+   * and comes back in FLUSH_EVERY_MS while the call lasts: a call silent for minutes is still
+   * marked live, so a crash's record ends within FLUSH_EVERY_MS of where the call really stopped.
+   */
   private flush(): void {
-    if (this.endReason !== null || this.buffered.length === 0) return
+    if (this.endReason !== null) return
     const now = this.o.clock.now()
     const batch = this.buffered.splice(0)
     try {
@@ -154,6 +163,7 @@ export class SessionCallRecorder implements CallRecorder {
       return this.schedule()
     }
     this.announceLines(now)
+    this.schedule()
   }
 
   private announceLines(now: number): void {
@@ -181,15 +191,15 @@ export class SessionCallRecorder implements CallRecorder {
   private write(reason: CallEndReason): void {
     const o = this.o
     const now = o.clock.now()
-    const failed = reason === 'error' || reason === 'server_shutdown'
+    const failed = reason === 'error' || reason === 'server_shutdown' || reason === 'protocol_error'
     const state = structuredClone(this.finalState())
     const disposition = reason === 'agent_ended' && state.disposition ? state.disposition : reason
     state.ended = true
     state.nodeId = null
     state.disposition = disposition
-    const errorCode = failed ? (reason === 'server_shutdown' ? 'server_shutdown' : (this.errorCode ?? 'internal_error')) : null
-    if (this.dropped) this.buffered.push({ kind: 'events_dropped', data: { count: this.dropped } })
-    this.buffered.push({ kind: 'end', data: { disposition, reason } })
+    const errorCode = failed ? (reason === 'error' ? (this.errorCode ?? 'internal_error') : reason) : null
+    if (this.dropped) this.buffered.push({ kind: 'events_dropped', data: { count: this.dropped }, at: now })
+    this.buffered.push({ kind: 'end', data: { disposition, reason, ...(this.closeCode !== null && { close_code: this.closeCode }) }, at: now })
     o.repos.sessions.saveTurn(
       this.sessionId,
       {

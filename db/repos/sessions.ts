@@ -1,5 +1,5 @@
 import type { Db } from '../database.js'
-import type { Scope } from './workflows.js'
+import type { PageRequest, Scope } from './workflows.js'
 
 /** pending: a web call created by POST /calls, its browser not connected yet. */
 export type SessionStatus = 'pending' | 'active' | 'completed' | 'failed'
@@ -39,6 +39,13 @@ export interface SessionEventRow {
   created_at: number
 }
 
+/** An event to append; `at` is when it happened (default: when it is written). */
+export interface SessionEventInput {
+  kind: string
+  data: unknown
+  at?: number
+}
+
 export interface SessionFilter {
   workflowId: string | null
   status: SessionStatus | null
@@ -58,10 +65,13 @@ export class SessionsRepo {
   private readonly saveStmt
   private readonly insertEventStmt
   private readonly eventsStmt
+  private readonly eventsPageStmt
+  private readonly eventCountStmt
   private readonly lastSeqStmt
   private readonly pageStmt
   private readonly countStmt
   private readonly abandonStmt
+  private readonly touchStmt
   private readonly discardStmt
   private readonly activateStmt
   private readonly expireStmt
@@ -82,6 +92,10 @@ export class SessionsRepo {
     )
     this.insertEventStmt = db.prepare('INSERT INTO session_events (session_id, seq, kind, data, created_at) VALUES (?, ?, ?, ?, ?)')
     this.eventsStmt = db.prepare<[string], SessionEventRow>('SELECT * FROM session_events WHERE session_id = ? ORDER BY seq')
+    this.eventsPageStmt = db.prepare<{ id: string; limit: number; offset: number }, SessionEventRow>(
+      'SELECT * FROM session_events WHERE session_id = @id ORDER BY seq LIMIT @limit OFFSET @offset',
+    )
+    this.eventCountStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM session_events WHERE session_id = ?')
     this.lastSeqStmt = db.prepare<[string], { n: number | null }>('SELECT max(seq) AS n FROM session_events WHERE session_id = ?')
     this.pageStmt = db.prepare(`SELECT * FROM sessions WHERE ${FILTER} ORDER BY started_at DESC, id LIMIT @limit OFFSET @offset`)
     this.countStmt = db.prepare(`SELECT count(*) AS n FROM sessions WHERE ${FILTER}`)
@@ -95,8 +109,20 @@ export class SessionsRepo {
          pending_until = NULL, updated_at = @now
        WHERE status = 'pending' AND pending_until <= @now`,
     )
+    this.touchStmt = db.prepare('UPDATE sessions SET updated_at = max(updated_at, @at) WHERE id = @id')
+    // A call's last recorded activity: its newest event (each written with its own time) or the
+    // live mark its recorder last wrote (updated_at), never earlier than its start. Turns and
+    // tokens are counted from the recorded `turn` and `usage` events (the running totals are only
+    // written when a call ends).
     this.abandonStmt = db.prepare(
-      "UPDATE sessions SET status = 'failed', error_code = 'interrupted', ended_at = @now, updated_at = @now WHERE status = 'active' AND channel IN ('web', 'phone')",
+      `UPDATE sessions SET status = 'failed', error_code = 'interrupted', disposition = 'interrupted',
+         ended_at = max(started_at, updated_at, coalesce((SELECT max(e.created_at) FROM session_events e WHERE e.session_id = sessions.id), 0)),
+         turn_count = (SELECT count(*) FROM session_events e WHERE e.session_id = sessions.id AND e.kind = 'turn'),
+         prompt_tokens = coalesce((SELECT sum(json_extract(e.data, '$.prompt_tokens')) FROM session_events e WHERE e.session_id = sessions.id AND e.kind = 'usage'), 0),
+         completion_tokens = coalesce((SELECT sum(json_extract(e.data, '$.completion_tokens')) FROM session_events e WHERE e.session_id = sessions.id AND e.kind = 'usage'), 0),
+         updated_at = @now
+       WHERE status = 'active' AND channel IN ('web', 'phone')
+       RETURNING id, ended_at`,
     )
   }
 
@@ -125,26 +151,38 @@ export class SessionsRepo {
   saveTurn(
     id: string,
     change: { state: string; status: SessionStatus; disposition: string | null; turns: number; prompt_tokens: number; completion_tokens: number; error_code: string | null; ended_at: number | null },
-    events: { kind: string; data: unknown }[],
+    events: SessionEventInput[],
     now: number,
   ): void {
     this.db.transaction(() => {
       this.saveStmt.run({ id, now, ...change })
-      let seq = this.lastSeqStmt.get(id)!.n ?? 0
-      for (const e of events) this.insertEventStmt.run(id, ++seq, e.kind, JSON.stringify(e.data), now)
+      this.insertEvents(id, events, now)
     })()
   }
 
-  /** Appends events to a live session (a call's periodic flush); its state is saved at the end. */
-  appendEvents(id: string, events: { kind: string; data: unknown }[], now: number): void {
+  /**
+   * Appends events to a live session (a call's periodic flush; its state is saved at the end) and
+   * marks it live until `liveAt` (updated_at), the call's last recorded activity should the
+   * process die before the call ends.
+   */
+  appendEvents(id: string, events: SessionEventInput[], now: number, liveAt: number = now): void {
     this.db.transaction(() => {
-      let seq = this.lastSeqStmt.get(id)!.n ?? 0
-      for (const e of events) this.insertEventStmt.run(id, ++seq, e.kind, JSON.stringify(e.data), now)
+      this.insertEvents(id, events, now)
+      this.touchStmt.run({ id, at: liveAt })
     })()
+  }
+
+  private insertEvents(id: string, events: SessionEventInput[], now: number): void {
+    let seq = this.lastSeqStmt.get(id)!.n ?? 0
+    for (const e of events) this.insertEventStmt.run(id, ++seq, e.kind, JSON.stringify(e.data), e.at ?? now)
   }
 
   events(sessionId: string): SessionEventRow[] {
     return this.eventsStmt.all(sessionId)
+  }
+  /** One page of a session's events in recording order (`seq` is unique within the session). */
+  eventsPage(sessionId: string, at: PageRequest): { items: SessionEventRow[]; total: number } {
+    return { items: this.eventsPageStmt.all({ id: sessionId, limit: at.limit, offset: at.offset }), total: this.eventCountStmt.get(sessionId)!.n }
   }
 
   page(s: Scope, f: SessionFilter): { items: SessionRow[]; total: number } {
@@ -158,8 +196,15 @@ export class SessionsRepo {
     this.discardStmt.run({ org: s.organizationId, env: s.environmentId, id })
   }
 
-  /** At start-up no live call survives a restart: sessions of live channels are marked failed. */
+  /**
+   * At start-up no live call survives a restart: sessions of live channels still `active` are
+   * marked failed (`interrupted`), ended at their last recorded activity, each with an `end` event.
+   */
   abandonLive(now: number): number {
-    return this.abandonStmt.run({ now }).changes
+    return this.db.transaction(() => {
+      const abandoned = this.abandonStmt.all({ now }) as { id: string; ended_at: number }[]
+      for (const s of abandoned) this.insertEvents(s.id, [{ kind: 'end', data: { disposition: 'interrupted', reason: 'interrupted' }, at: s.ended_at }], now)
+      return abandoned.length
+    })()
   }
 }

@@ -23,6 +23,8 @@ export const MAX_CONSECUTIVE_ERRORS = 20
 export const CloseCode = {
   normal: 1000,
   goingAway: 1001,
+  /** Invalid UTF-8 in a text message (RFC 6455 §8.1); uWS cannot send it (see socket.ts INVALID_UTF8). */
+  invalidPayload: 1007,
   tooLarge: 1009,
   internalError: 1011,
   tokenInvalid: 4001,
@@ -37,6 +39,7 @@ export const CloseCode = {
 export const CloseReason = {
   [CloseCode.normal]: 'normal',
   [CloseCode.goingAway]: 'server_shutdown',
+  [CloseCode.invalidPayload]: 'invalid_utf8',
   [CloseCode.internalError]: 'internal_error',
   [CloseCode.tokenInvalid]: 'token_invalid',
   [CloseCode.tokenExpired]: 'token_expired',

@@ -20,7 +20,10 @@ export interface Conn {
   bufferedAmount(): number
   /** Called whenever buffered bytes drain; check bufferedAmount() to decide whether to write more. */
   onDrain(cb: () => void): void
-  /** Binary messages are copies owned by the callee; text arrives decoded (UTF-8 validated by the transport). */
+  /**
+   * Binary messages are copies owned by the callee; text arrives decoded (UTF-8 validated by the
+   * transport: invalid text closes the socket, reported to onClose as INVALID_UTF8).
+   */
   onMessage(cb: (data: ArrayBuffer | string, isBinary: boolean) => void): void
   onClose(cb: (code: number, reason: string) => void): void
   /** Sends a close frame with the code and reason; idempotent. */
@@ -120,3 +123,10 @@ export type ResolvedSocketOptions = SocketServerOptions & typeof DEFAULT_SOCKET_
 /** The transport hard cap; see SocketServerOptions.maxPayloadBytes. */
 export const hardPayloadCap = (o: ResolvedSocketOptions): number => o.maxPayloadBytes * 2
 export const TOO_LARGE = { code: 1009, reason: 'message_too_large' } as const
+/**
+ * Invalid UTF-8 in a text message (RFC 6455 §8.1: fail the connection; §7.4.1: 1007). Both
+ * transports report it to the session as this, whatever reached the wire: ws sends a 1007 close
+ * frame, while uWS validates in native code and drops the TCP connection without one (its close
+ * handler says 1006 "Received invalid UTF-8"; no uWS option skips the check), so there the client sees 1006.
+ */
+export const INVALID_UTF8 = { code: 1007, reason: 'invalid_utf8' } as const

@@ -11,7 +11,7 @@
  * - touching a WebSocket after its close handler ran crashes the process: every call is guarded.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js'
-import { TOO_LARGE, hardPayloadCap, type Authorization, type Conn, type ConnectionHandler, type EngineSocketServer, type ResolvedSocketOptions, type SendResult } from './socket.js'
+import { INVALID_UTF8, TOO_LARGE, hardPayloadCap, type Authorization, type Conn, type ConnectionHandler, type EngineSocketServer, type ResolvedSocketOptions, type SendResult } from './socket.js'
 
 type Uws = typeof import('uWebSockets.js')
 interface UserData {
@@ -20,6 +20,8 @@ interface UserData {
 }
 
 const decoder = new TextDecoder()
+/** The message uWS gives its close handler when it dropped a socket for invalid UTF-8 text (uWebSockets ERR_INVALID_TEXT). */
+const UWS_INVALID_TEXT = 'Received invalid UTF-8'
 
 class UwsConn implements Conn {
   closed = false
@@ -100,7 +102,10 @@ export class UwsServer implements EngineSocketServer {
       drain: (ws) => ws.getUserData().conn?.drained(),
       close: (ws, code, message) => {
         this.sockets.delete(ws)
-        ws.getUserData().conn?.closedBy(code, decoder.decode(message))
+        const reason = decoder.decode(message)
+        // uWS's own force-close on invalid UTF-8 text (see INVALID_UTF8 for why the wire says 1006).
+        const invalidText = code === 1006 && reason === UWS_INVALID_TEXT
+        ws.getUserData().conn?.closedBy(invalidText ? INVALID_UTF8.code : code, invalidText ? INVALID_UTF8.reason : reason)
       },
     })
     this.app.any('/*', (res) => {

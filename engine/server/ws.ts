@@ -7,7 +7,7 @@
 import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, WebSocket, type RawData } from 'ws'
-import { TOO_LARGE, hardPayloadCap, type Authorization, type Conn, type ConnectionHandler, type EngineSocketServer, type ResolvedSocketOptions, type SendResult } from './socket.js'
+import { INVALID_UTF8, TOO_LARGE, hardPayloadCap, type Authorization, type Conn, type ConnectionHandler, type EngineSocketServer, type ResolvedSocketOptions, type SendResult } from './socket.js'
 
 const toArrayBuffer = (b: Buffer): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer
 const rawToBuffer = (d: RawData): Buffer => (Array.isArray(d) ? Buffer.concat(d) : Buffer.isBuffer(d) ? d : Buffer.from(d))
@@ -36,6 +36,11 @@ class WsConn implements Conn {
       this.messageCb(isBinary ? toArrayBuffer(buf) : buf.toString('utf8'), isBinary)
     })
     ws.on('close', (code, reason) => this.finish(code, reason.toString('utf8')))
+    // ws has already sent the 1007 close frame; its own 'close' would say 1006 (the peer's frame
+    // never came), so the session is told the cause here, first.
+    ws.on('error', (err: Error & { code?: string }) => {
+      if (err.code === 'WS_ERR_INVALID_UTF8') this.finish(INVALID_UTF8.code, INVALID_UTF8.reason)
+    })
   }
 
   /** Close callbacks run exactly once: on our close() (as uWS end() does) or on the peer's. */

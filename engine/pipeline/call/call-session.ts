@@ -17,7 +17,7 @@ import { discardTurn, type GraphRuntime } from '../../graph-runtime/runtime.js'
 import type { RuntimeEvent } from '../../graph-runtime/io.js'
 import type { CallControl } from '../../calls/control-bus.js'
 import type { ClientChannel } from '../../server/client-channel.js'
-import { events, type CallStatus, type EndReason, type ServerEvent } from '../../server/protocol.js'
+import { CloseCode, events, type CallStatus, type EndReason, type ServerEvent } from '../../server/protocol.js'
 import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
 import { isBackchannel } from '../../turn-taking/backchannels.js'
 import type { TurnDecision, TurnEvent, TurnStrategy } from '../../turn-taking/strategy.js'
@@ -195,9 +195,11 @@ export class CallSession {
         }
       },
       closed: (code, reason) => {
-        // The close code tells a hang-up (1000) from a dropped connection (1006) or a client's own code.
+        // The close code tells a hang-up (1000) from a client that broke the protocol (4400 after
+        // malformed messages, 1007 invalid UTF-8), a dropped connection (1006) or a client's own code.
         if (!this.ending) this.d.recorder.event('socket_closed', { code, reason })
-        this.finish('client_stop', code === 1000 ? 'client_hangup' : 'dropped')
+        if (code === CloseCode.protocolError || code === CloseCode.invalidPayload) this.finish('protocol_error', 'protocol_error')
+        else this.finish('client_stop', code === 1000 ? 'client_hangup' : 'dropped')
       },
     }
     if (channel.closed) return this.finish('client_stop', 'dropped')

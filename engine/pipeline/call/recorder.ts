@@ -8,6 +8,8 @@
 export type CallEndReason =
   | 'client_hangup'
   | 'dropped'
+  /** The client broke the protocol: 4400 after malformed messages in a row, or 1007 invalid UTF-8. */
+  | 'protocol_error'
   | 'agent_ended'
   | 'idle_timeout'
   | 'max_duration'
