@@ -11,11 +11,28 @@ export interface DetailEntry {
 
 export type Location = 'body' | 'query' | 'path' | 'header'
 
+/**
+ * A 422 echoes at most this many characters of an offending string (issue #18: a 900 KB title
+ * came back whole). Objects and arrays are not echoed at all.
+ */
+export const INPUT_PREVIEW_CHARS = 200
+
+/** The echoed form of an input: a long string is cut, with a marker saying how long it was. */
+export function inputPreview(input: unknown): unknown {
+  if (typeof input !== 'string' || input.length <= INPUT_PREVIEW_CHARS) return input
+  // Never end the preview on the first half of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(input[INPUT_PREVIEW_CHARS - 1]!) ? INPUT_PREVIEW_CHARS - 1 : INPUT_PREVIEW_CHARS
+  return `${input.slice(0, end)}…[truncated, ${input.length} characters]`
+}
+
 /** Thrown by the request parser; the error middleware turns it into 422 `{ detail }`. */
 export class ValidationError extends Error {
-  constructor(readonly detail: DetailEntry[]) {
+  readonly detail: DetailEntry[]
+  constructor(detail: DetailEntry[]) {
     super('validation failed')
     this.name = 'ValidationError'
+    // Services build entries too: every echo is bounded here, whoever made the entry.
+    this.detail = detail.map((d) => (d.input === undefined ? d : { ...d, input: inputPreview(d.input) }))
   }
 }
 
@@ -86,6 +103,13 @@ function describe(issue: z.core.$ZodIssue, input: unknown): Pick<DetailEntry, 't
       return { type: 'multiple_of', msg: `Input should be a multiple of ${String(issue.divisor)}` }
     case 'invalid_union':
       return { type: 'union_error', msg: 'Input does not match any allowed shape' }
+    case 'custom': {
+      // A refinement may name its pydantic-style type and ctx (bounded JSON: json_too_deep …).
+      const params = issue.params as { type?: unknown; ctx?: unknown } | undefined
+      if (typeof params?.type === 'string')
+        return { type: params.type, msg: issue.message, ...(params.ctx && typeof params.ctx === 'object' ? { ctx: params.ctx as Record<string, unknown> } : {}) }
+      return { type: 'value_error', msg: issue.message }
+    }
     default:
       return { type: 'value_error', msg: issue.message }
   }
@@ -107,7 +131,7 @@ export function toDetail(where: Location, error: z.ZodError, root: unknown): Det
     const { type, msg, ctx } = describe(issue, input)
     const entry: DetailEntry = { type, loc: [where, ...path], msg }
     const secret = path.some((p) => typeof p === 'string' && SECRET_FIELD.test(p))
-    if (input !== undefined && !secret && (typeof input !== 'object' || input === null)) entry.input = input
+    if (input !== undefined && !secret && (typeof input !== 'object' || input === null)) entry.input = inputPreview(input)
     if (ctx !== undefined) entry.ctx = ctx
     out.push(entry)
   }

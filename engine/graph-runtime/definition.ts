@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MAX_JSON_DEPTH, boundedJson } from './json-bounds.js'
 
 /**
  * The agent graph (the spec's workflow "definition", left "not shown" there). docs/agents.md
@@ -8,7 +9,18 @@ import { z } from 'zod'
 
 export const NODE_ID = /^[A-Za-z][\w-]{0,63}$/
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
-export const LIMITS = { nodes: 500, edges: 2000, variables: 200, templateChars: 8000 } as const
+export const LIMITS = {
+  nodes: 500, edges: 2000, variables: 200, templateChars: 8000,
+  /** A variable's default, as compact JSON. */
+  defaultBytes: 16 * 1024,
+  /** An edge expression, as compact JSON. */
+  expressionBytes: 64 * 1024,
+} as const
+/**
+ * Only a backstop against values that would overflow the stack: validate.ts refuses an
+ * expression past 32 levels of operators (and says where), which any real expression stays under.
+ */
+const EXPRESSION_MAX_DEPTH = 2 * MAX_JSON_DEPTH
 
 const Id = z.string().regex(NODE_ID, 'Ids start with a letter and use letters, digits, _ or - (at most 64)')
 const VariableName = z.string().regex(VARIABLE_NAME, 'Variable names use letters, digits and _ and do not start with a digit')
@@ -22,7 +34,7 @@ export const Variable = z
   .object({
     name: VariableName,
     type: z.enum(VARIABLE_TYPES),
-    default: z.unknown().optional(),
+    default: boundedJson({ maxDepth: MAX_JSON_DEPTH, maxBytes: LIMITS.defaultBytes }).optional(),
     description: z.string().max(500).optional(),
   })
   .meta({ id: 'WorkflowVariable' })
@@ -126,7 +138,7 @@ export type NodeType = keyof typeof nodes
 export const Node = z.discriminatedUnion('type', Object.values(nodes) as [typeof nodes.start, ...(typeof nodes)[NodeType][]]).meta({ id: 'WorkflowNode' })
 
 /** JSON Logic, checked against an operator allow-list by validate.ts. */
-const JsonLogic = z.unknown()
+const JsonLogic = boundedJson({ maxDepth: EXPRESSION_MAX_DEPTH, maxBytes: LIMITS.expressionBytes })
 
 export const OUTCOMES = ['collected', 'max_attempts', 'success', 'failure'] as const
 

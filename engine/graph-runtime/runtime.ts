@@ -2,6 +2,7 @@ import type { AgentConfig } from './config.js'
 import type { Definition, WorkflowEdge, WorkflowNode } from './definition.js'
 import { outgoing, pickEdge, type Outcome } from './edges.js'
 import { extractValue } from './extract.js'
+import { cloneJson } from './json-bounds.js'
 import type { RuntimeEvent, RuntimeIO } from './io.js'
 import { conversationTurn } from './llm-turn.js'
 import { renderTemplate } from './templates.js'
@@ -70,11 +71,11 @@ export class GraphRuntime {
   ) {
     this.nodes = new Map(def.nodes.map((n) => [n.id, n]))
     this.edges = outgoing(def)
-    this.s = structuredClone(state)
+    this.s = cloneJson(state)
   }
 
   get state(): RuntimeState {
-    return structuredClone(this.s)
+    return cloneJson(this.s)
   }
 
   start(signal: AbortSignal): AsyncGenerator<RuntimeEvent> {
@@ -99,7 +100,7 @@ export class GraphRuntime {
 
   /** Runs one step function as an event stream, with abort restoring the starting state. */
   private async *run(signal: AbortSignal, userText: string | null, body: (emit: Emit) => Promise<void>): AsyncGenerator<RuntimeEvent> {
-    const before = structuredClone(this.s)
+    const before = cloneJson(this.s)
     if (userText !== null) this.remember('user', userText)
     const queue: RuntimeEvent[] = []
     let wake: (() => void) | null = null
