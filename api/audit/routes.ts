@@ -1,15 +1,17 @@
 import { z } from 'zod'
 import type { AuditRow, Repos } from '../../db/index.js'
+import { arrayPage, DEFAULT_PAGE_LIMITS, pageQuery, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
 
-export const MAX_PAGE = 200
+/** The audit trail's and the request logs' page sizes. */
+export const DEFAULT_AUDIT_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
+export const MAX_PAGE = DEFAULT_AUDIT_PAGE_LIMITS.maxLimit
 
 /** `since`/`until` bounds and paging shared by the audit trail and request logs. */
 export const timeWindow = {
   since: z.iso.datetime({ offset: true }).optional().describe('Only events at or after this time.'),
   until: z.iso.datetime({ offset: true }).optional().describe('Only events before this time.'),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  ...pageQuery(DEFAULT_AUDIT_PAGE_LIMITS),
 }
 
 export const ms = (t: string | undefined) => (t === undefined ? null : Date.parse(t))
@@ -64,7 +66,7 @@ export function auditRoutes(repos: Repos) {
     defineRoute({
       operationId: 'audit_list', method: 'get', path: '/api/v1/audit', auth: 'A', permission: 'audit:read', tag: 'Entitlements, flags, audit',
       summary: 'The audit trail, newest first',
-      description: `Filters: action, resource_type, actor, since, until. Paging: limit (default 50, at most ${MAX_PAGE}) and offset; the total matching count is in the X-Total-Count header.`,
+      description: `Filters: action, resource_type, actor, since, until. ${pagingDescription(DEFAULT_AUDIT_PAGE_LIMITS)}`,
       query: AuditQuery, status: 200, response: z.array(AuditEventResponse),
       handler: ({ auth, query, req }) => {
         const page = repos.audit.page(auth.organizationId, {
@@ -76,8 +78,7 @@ export function auditRoutes(repos: Repos) {
           limit: query.limit,
           offset: query.offset,
         })
-        req.setHeader('X-Total-Count', String(page.total))
-        return page.items.map(toResponse)
+        return arrayPage(req, { items: page.items.map(toResponse), total: page.total }, query)
       },
     }),
   ]

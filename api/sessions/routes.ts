@@ -1,10 +1,13 @@
 import { z } from 'zod'
 import { WorkflowPath } from '../workflows/schema.js'
+import { arrayPage, DEFAULT_EVENT_PAGE_LIMITS, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
 import {
   RunEventResponse,
   RunSummary,
+  DEFAULT_SESSION_PAGE_LIMITS,
   SessionDetail,
+  SessionEventsQuery,
   SessionListQuery,
   SessionMessageRequest,
   SessionPath,
@@ -61,8 +64,9 @@ export function sessionRoutes(sessions: SessionService) {
     }),
     defineRoute({
       operationId: 'sessions_events', method: 'get', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}/events', auth: 'A', permission: 'sessions:read', tag,
-      summary: 'The session’s events in order', params: SessionPath, status: 200, response: z.array(RunEventResponse), errors: ['not_found'],
-      handler: ({ auth, params }) => sessions.events(auth, params.workflow_uuid, params.session_uuid),
+      summary: 'The session’s events in order', description: pagingDescription(DEFAULT_EVENT_PAGE_LIMITS),
+      params: SessionPath, query: SessionEventsQuery, status: 200, response: z.array(RunEventResponse), errors: ['not_found'],
+      handler: ({ auth, params, query, req }) => arrayPage(req, sessions.events(auth, params.workflow_uuid, params.session_uuid, query), query),
     }),
     defineRoute({
       operationId: 'sessions_get', method: 'get', path: '/api/v1/workflows/{workflow_uuid}/sessions/{session_uuid}', auth: 'A', permission: 'sessions:read', tag,
@@ -72,13 +76,9 @@ export function sessionRoutes(sessions: SessionService) {
     defineRoute({
       operationId: 'sessions_list', method: 'get', path: '/api/v1/sessions', auth: 'A', permission: 'sessions:read', tag,
       summary: 'Sessions of the request’s environment, newest first',
-      description: 'Filters: workflow_uuid, status, channel. limit 1–200 (default 50) and offset; the total is in X-Total-Count.',
+      description: `Filters: workflow_uuid, status, channel. ${pagingDescription(DEFAULT_SESSION_PAGE_LIMITS)}`,
       query: SessionListQuery, status: 200, response: z.array(RunSummary),
-      handler: ({ auth, query, req }) => {
-        const page = sessions.list(auth, query)
-        req.setHeader('X-Total-Count', String(page.total))
-        return page.items
-      },
+      handler: ({ auth, query, req }) => arrayPage(req, sessions.list(auth, query), query),
     }),
   ]
 }

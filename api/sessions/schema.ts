@@ -1,9 +1,11 @@
 import { z } from 'zod'
+import { FREE_FORM, boundedJson } from '../http/bounded-json.js'
+import { DEFAULT_EVENT_PAGE_LIMITS, DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 
 const Variables = z
-  .record(z.string().max(64), z.unknown())
+  .record(z.string().max(64), boundedJson(FREE_FORM.variable))
   .refine((v) => Object.keys(v).length <= 200, 'At most 200 variables')
-  .describe('Values for declared variables; unknown names are ignored.')
+  .describe(`Values for declared variables; unknown names are ignored. Each value nests at most ${FREE_FORM.variable.maxDepth} levels and is at most ${FREE_FORM.variable.maxBytes} bytes of JSON.`)
 
 const Which = {
   use_draft: z.boolean().default(false).describe('Run the draft instead of the newest published version (for testing).'),
@@ -89,12 +91,13 @@ export const RunEventResponse = z
   .meta({ id: 'RunEventResponse' })
 
 export const SessionPath = z.object({ workflow_uuid: z.uuid(), session_uuid: z.uuid() })
+export const DEFAULT_SESSION_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
 export const SessionListQuery = z.object({
   workflow_uuid: z.uuid().optional(),
   status: z.enum(['pending', 'active', 'completed', 'failed']).optional(),
   channel: z.enum(['chat', 'run', 'web', 'phone']).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  ...pageQuery(DEFAULT_SESSION_PAGE_LIMITS),
 })
+export const SessionEventsQuery = z.object({ ...pageQuery(DEFAULT_EVENT_PAGE_LIMITS) })
 
 export type TurnFields = { [K in keyof typeof turnFields]: z.output<(typeof turnFields)[K]> }

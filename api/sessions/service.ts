@@ -249,9 +249,9 @@ export class SessionService {
     }
   }
 
-  events(p: Principal, workflowId: string, sessionId: string) {
-    const row = this.session(p, workflowId, sessionId)
-    return this.d.repos.sessions.events(row.id).map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! }))
+  events(p: Principal, workflowId: string, sessionId: string, at: { limit: number; offset: number }) {
+    const page = this.d.repos.sessions.eventsPage(this.session(p, workflowId, sessionId).id, at)
+    return { items: page.items.map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! })), total: page.total }
   }
 
   list(p: Principal, q: { workflow_uuid?: string; status?: SessionRow['status']; channel?: SessionRow['channel']; limit: number; offset: number }) {
