@@ -26,7 +26,8 @@ export function callRoutes(calls: CallService) {
         'chat: the agent’s opening is in `messages`; continue with POST /api/v1/calls/{call_uuid}/messages. web: the call is `pending` until a browser ' +
         'opens `ws_url` (single-use, valid OZAN_WEB_CALL_TOKEN_TTL_S); never connected, it fails with error_code not_connected. phone: 400 ' +
         'telephony_not_configured until a telephony provider exists. A web call over the organization’s live-call cap is 429 concurrency_limit ' +
-        '(chat sessions do not count). There is no idempotency key: a retried request starts another call.',
+        '(chat sessions do not count); one whose agent lacks a speech (or needed LLM) provider key is 400 provider_not_configured, as for web-token. ' +
+        'There is no idempotency key: a retried request starts another call.',
       audit: { action: 'call.created', resource },
       body: CallCreate, status: 201, response: CallResponse,
       errors: ['not_found', 'no_published_version', 'telephony_not_configured', 'concurrency_limit', 'provider_not_configured', 'upstream_error', 'service_unavailable'],
@@ -44,9 +45,10 @@ export function callRoutes(calls: CallService) {
       description:
         'The agent must be in the request’s environment and have a published version (the newest runs). The token lives OZAN_WEB_CALL_TOKEN_TTL_S ' +
         '(default 300 s) and opens one call; ws_url already holds it. At the organization’s live-call cap (OZAN_MAX_LIVE_CALLS_PER_ORG) the answer is ' +
-        '429 concurrency_limit. The call is recorded as a session of channel "web"; the socket protocol and close codes are in docs/protocol.md.',
+        '429 concurrency_limit. An agent whose speech-to-text (or text-to-speech, or, for conversation nodes, LLM) provider has no key is 400 ' +
+        'provider_not_configured, naming the credential to store. The call is recorded as a session of channel "web"; the socket protocol and close codes are in docs/protocol.md.',
       audit: { action: 'call.web_token_created', resource: 'workflow' },
-      body: WebCallTokenRequest, status: 201, response: WebCallTokenResponse, errors: ['not_found', 'no_published_version', 'concurrency_limit'],
+      body: WebCallTokenRequest, status: 201, response: WebCallTokenResponse, errors: ['not_found', 'no_published_version', 'provider_not_configured', 'concurrency_limit'],
       handler: ({ auth, body }) => calls.webToken(auth, body),
     }),
     defineRoute({

@@ -9,6 +9,7 @@ import type { Principal } from '../security/principal.js'
 import type { SessionAgent, SessionService } from '../sessions/service.js'
 import { assertValid } from '../workflows/service.js'
 import type { CallCreateT, CallListQueryT } from './schema.js'
+import { assertVoiceReady } from './voice-readiness.js'
 
 /** What web calls share between the API (minting) and the engine (admitting): one of each per process. */
 export interface WebCalls {
@@ -52,10 +53,16 @@ const LISTED: Record<NonNullable<CallListQueryT['channel']>, SessionChannel[]> =
 export class CallService {
   constructor(private readonly d: { sessions: SessionService; webCalls: WebCalls; clock: Clock; repos: Repos }) {}
 
-  /** A single-use token for one browser call of a published agent of the caller's environment. */
+  /**
+   * A single-use token for one browser call of a published agent of the caller's environment;
+   * provider_not_configured when the call could not run (checked as the engine will on connect).
+   */
   async webToken(p: Principal, body: { workflow_uuid: string; variables?: Record<string, unknown> | undefined }) {
     const scope = scopeOf(p)
-    const { workflow } = this.d.sessions.published(scope, body.workflow_uuid)
+    const picked = this.d.sessions.published(scope, body.workflow_uuid)
+    const { workflow } = picked
+    if (body.variables !== undefined && Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
+    assertVoiceReady(this.d.sessions, scope, picked)
     if (!this.d.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
     const minted = await this.mint({ ...scope, workflowId: workflow.id, ...(body.variables !== undefined && { variables: body.variables }) })
     return { token: minted.token, ws_url: this.wsUrl(minted.token), expires_at: new Date(minted.expiresAt).toISOString() }
@@ -77,9 +84,10 @@ export class CallService {
         messages: turn.messages, ended: turn.ended, disposition: turn.disposition,
       }
     }
+    if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
+    assertVoiceReady(this.d.sessions, scopeOf(p), agent)
     // The cap counts live voice calls; a pending one takes its slot when the browser connects.
     if (!this.d.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
-    if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
     const def = Definition.parse(JSON.parse(agent.definition))
     const state = initialState(def, body.variables)
     const id = randomUUID()

@@ -11,7 +11,9 @@ export const ERRORS = {
   unknown_template: [400, 'There is no template with that id.', 'Bu kimlikte bir şablon yok.'],
   telephony_not_configured: [400, 'Phone calls are not available on this server yet: no telephony provider is configured.', 'Bu sunucuda telefon aramaları henüz kullanılamıyor: yapılandırılmış bir telefon sağlayıcısı yok.'],
   unknown_version: [400, 'The agent has no published version with that number.', 'Ajanın bu numarada yayımlanmış bir sürümü yok.'],
-  provider_not_configured: [400, 'No LLM is configured: store an "openai" credential (PUT /api/v1/credentials) or set OZAN_OPENAI_API_KEY.', 'Yapılandırılmış bir LLM yok: bir "openai" kimlik bilgisi kaydedin (PUT /api/v1/credentials) ya da OZAN_OPENAI_API_KEY ayarlayın.'],
+  // The English default names the LLM (the only provider thrown without a message); the Turkish
+  // one is said for every provider (speech-to-text, text-to-speech, LLM), whose English messages name it.
+  provider_not_configured: [400, 'No LLM is configured: store an "openai" credential (PUT /api/v1/credentials) or set OZAN_OPENAI_API_KEY.', 'Ajanın kullandığı bir sağlayıcının (LLM, konuşma tanıma ya da ses sentezi) anahtarı yok: kimlik bilgisini kaydedin (PUT /api/v1/credentials) ya da sunucu yöneticisi ortam değişkenini ayarlasın (OpenAI için OZAN_OPENAI_API_KEY).'],
   credential_missing: [400, 'This integration needs a stored credential for its provider: store it with PUT /api/v1/credentials.', 'Bu entegrasyon, sağlayıcısı için kayıtlı bir kimlik bilgisi gerektirir: PUT /api/v1/credentials ile kaydedin.'],
   authentication_required: [401, 'A valid API key or session token is required.', 'Geçerli bir API anahtarı ya da oturum belirteci gerekli.'],
   invalid_credentials: [401, 'The email or password is incorrect.', 'E-posta ya da parola hatalı.'],

@@ -234,6 +234,8 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   // The token's agent is in the body, not the path, so the event names no resource id.
   calls_web_token: async (s) => {
     const id = await stagingSurvey(s)
+    // Minting checks the agent's speech-to-text (deepgram by default) has a key.
+    expectStatus(await s.a.request('PUT', '/api/v1/credentials', { token: s.owner.token, body: credentialSample('deepgram') }), 200, 'store deepgram credential')
     const res = await s.send('POST', '/api/v1/calls/web-token', { token: s.owner.token, body: { workflow_uuid: id } })
     return { res, expect: byOwner(s, 'call.web_token_created', 'workflow', null) }
   },

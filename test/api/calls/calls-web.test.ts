@@ -103,6 +103,7 @@ t.test('transfer ends a web call with a transfer event; a transient agent runs o
 t.test('never connected: failed not_connected once the token expires; its token is refused after', { timeout: 30_000 }, async (t) => {
   const s = await callScene(t)
   const id = await s.agent()
+  await s.storeDeepgram()
   const created = expectStatus(await s.a.request('POST', C, { token: s.owner.token, body: { channel: 'web', workflow_uuid: id } }), 201, 'create')
   ;(s.a.clock as ManualClock).advance(301_000)
   const detail = expectStatus(await s.a.request('GET', `${C}/${created.call_uuid}`, { token: s.owner.token }), 200, 'detail')

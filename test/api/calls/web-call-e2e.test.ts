@@ -74,10 +74,12 @@ t.test('mint, connect, greeting, one spoken turn, stop: recorded as a completed 
   t.type((report.data['latency'] as { turns: { voice_to_voice_ms: unknown }[] }).turns[0]!.voice_to_voice_ms, 'number')
 })
 
-t.test('no deepgram credential: error provider_not_configured, then ended; nothing recorded', { timeout: 30_000 }, async (t) => {
+t.test('the deepgram credential removed after minting: error provider_not_configured on connect, then ended; nothing recorded', { timeout: 30_000 }, async (t) => {
   const s = await callScene(t)
   const id = await s.agent()
+  await s.storeDeepgram()
   const minted = expectStatus(await s.mint(id), 201, 'mint')
+  expectStatus(await s.a.request('DELETE', '/api/v1/credentials/deepgram', { token: s.owner.token }), 204, 'delete credential')
   const c = await s.connect(minted.ws_url)
   const err = await c.event((e) => e.type === 'error', 10_000)
   t.match(err, { code: 'provider_not_configured', message: /deepgram/ })
