@@ -190,6 +190,19 @@ for (const kind of ['uws', 'ws'] as const) {
       t.match(c.events.at(-1), { type: 'ended', reason: 'protocol_error' })
     })
 
+    t.test('invalid UTF-8 in a text message fails the connection (RFC 6455 §8.1); the session is told 1007 invalid_utf8', async (t) => {
+      const s = await setup(t, kind)
+      const { c, call } = await s.open()
+      c.ws.send(Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), { binary: false })
+      // ws sends the 1007 close frame; uWS checks UTF-8 natively and drops the TCP connection
+      // without one (no option turns the check off), so its client sees 1006 (docs/protocol.md §5).
+      t.same(await c.closed, kind === 'ws' ? { code: 1007, reason: '' } : { code: 1006, reason: '' })
+      await until(() => call.closes.length === 1)
+      t.same(call.closes, [{ code: 1007, reason: 'invalid_utf8' }], 'the same cause whichever transport carried it')
+      t.equal(call.audio.length + call.controls.length, 0, 'nothing of the message reached the session')
+      await until(() => s.liveCalls.count(s.binding.organizationId) === 0)
+    })
+
     t.test('stop ends the call: ended, close 1000, the live-call slot is released', async (t) => {
       const s = await setup(t, kind)
       const { c } = await s.open()
