@@ -12,6 +12,7 @@ import { CredentialCipher } from './credentials/crypto.js'
 import { credentialRoutes } from './credentials/routes.js'
 import { CredentialService } from './credentials/service.js'
 import { openAiAccessFor } from './credentials/openai-access.js'
+import { providerNetwork, type ProviderNetwork } from './credentials/provider-network.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { IntegrationService } from './integrations/service.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
@@ -85,6 +86,8 @@ export interface Services {
   knowledge: KnowledgeService
   iris: IrisService
   credentials: CredentialService
+  /** The outbound guard and guarded connection pool of organizations' provider base URLs. */
+  providerNetwork: ProviderNetwork
   integrations: IntegrationService
   webhooks: WebhookService
   webhookDispatcher: WebhookDispatcher
@@ -122,16 +125,20 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
       loginPerAddress: { burst: config.loginAddressBurst, refillPerMin: config.loginAddressRefillPerMin },
     },
   })
-  const credentials = new CredentialService({ repos, cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey), clock, auditor, logger })
+  const providers = providerNetwork(config, deps.resolve)
+  const { organizationConnections } = providers
+  const credentials = new CredentialService({ repos, cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey), clock, auditor, logger, guard: providers.guard })
   const openAiAccess = openAiAccessFor({ config, credentials, logger })
   /** The LLM of an organization's sessions; none: conversation turns answer provider_not_configured. */
   const llmFor = (organizationId: string): LlmClient | undefined => {
     const access = openAiAccess(organizationId)
-    return access && new OpenAiLlm({ apiKey: access.apiKey, baseURL: access.baseURL, timeoutMs: config.llmTimeoutMs })
+    // An organization's own base URL connects through the guarded pool; the operator's is trusted.
+    const connections = access?.origin === 'organization' ? { connections: organizationConnections } : {}
+    return access && new OpenAiLlm({ apiKey: access.apiKey, baseURL: access.baseURL, timeoutMs: config.llmTimeoutMs, ...connections })
   }
   const integrations = new IntegrationService({ repos, credentials, auditor, logger, allowCidrs: config.allowPrivateCidrs, timeoutMs: config.integrationTimeoutMs, resolve: deps.resolve })
   // Hybrid ranking when OZAN_EMBEDDINGS_MODEL is set: embeddings by the LLM's key and base URL.
-  const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, accessFor: openAiAccess, logger } })
+  const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, accessFor: openAiAccess, logger, organizationConnections } })
   const guard = { allow: allowList(config.allowPrivateCidrs), resolve: deps.resolve }
   const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   const webhookDispatcher = new WebhookDispatcher({
@@ -146,7 +153,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
     knowledgeFor: (scope) => knowledge.forScope(scope),
     // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
-    voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, maxAudioMs: MAX_VOICE_TURN_MS }),
+    voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, organizationConnections, maxAudioMs: MAX_VOICE_TURN_MS }),
   })
   const webCalls = deps.webCalls ?? localWebCalls({ config, key: deps.secrets.tokenSigningKey, repo: repos.webCallTokens, clock })
   return {
@@ -160,6 +167,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     accounts,
     mailer,
     credentials,
+    providerNetwork: providers,
     integrations,
     knowledge,
     webhookDispatcher,
@@ -264,6 +272,7 @@ export function createApp(deps: AppDeps): App {
       services.requestLogs.close()
       await services.webhookDispatcher.close(Math.min(config.shutdownTimeoutMs, 5000))
       await services.knowledge.close()
+      await services.providerNetwork.close()
       await services.mailer.idle()
       services.mailer.close()
     },

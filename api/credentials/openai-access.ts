@@ -1,4 +1,5 @@
 import type { Config, Logger } from '../../core/index.js'
+import type { ProviderOrigin } from './provider-network.js'
 
 /** Where an organization's OpenAI-compatible calls go, and with which key. */
 export interface OpenAiAccess {
@@ -6,6 +7,11 @@ export interface OpenAiAccess {
   baseURL: string
   /** The OpenAI organization header, when the stored credential names one. */
   organization: string | null
+  /**
+   * Who chose baseURL: 'organization' (its stored credential; connections go through the outbound
+   * guard) or 'operator' (OZAN_OPENAI_BASE_URL, or OpenAI's own URL; trusted).
+   */
+  origin: ProviderOrigin
 }
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
@@ -31,7 +37,9 @@ export function openAiAccessFor(deps: {
     }
     const apiKey = stored?.api_key ?? config.openaiApiKey
     if (!apiKey) return undefined
+    // A stored key with no base_url goes to OpenAI itself, a fixed public URL: trusted.
+    const origin: ProviderOrigin = stored?.base_url ? 'organization' : 'operator'
     const baseURL = stored ? (stored.base_url ?? OPENAI_BASE_URL) : config.openaiBaseUrl
-    return { apiKey, baseURL, organization: stored?.organization ?? null }
+    return { apiKey, baseURL, organization: stored?.organization ?? null, origin }
   }
 }

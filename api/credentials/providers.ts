@@ -12,6 +12,12 @@ export interface CredentialField {
   kind: CredentialFieldKind
   required: boolean
   description: string
+  /**
+   * A provider's base URL (LLM, speech): checked by the outbound guard when stored (service.ts)
+   * and on every connection. Integration base URLs are checked on every request instead
+   * (api/security/outbound-request.ts).
+   */
+  guarded?: boolean
 }
 
 export interface CredentialProvider {
@@ -27,6 +33,15 @@ const baseUrl = (what: string): CredentialField => ({
   required: false,
   description: `${what}. https, or http to a loopback address (a server on this machine).`,
 })
+const providerBaseUrl = (what: string): CredentialField => ({
+  name: 'base_url',
+  kind: 'url',
+  required: false,
+  guarded: true,
+  description:
+    `${what}. https, or http to an address inside OZAN_ALLOW_PRIVATE_CIDRS. Refused (422 destination_refused) when its host is, or resolves to, ` +
+    "a loopback, private, link-local, metadata or other special-purpose address, or this server's own, unless the operator allows its range.",
+})
 
 export const CREDENTIAL_PROVIDERS = [
   {
@@ -34,14 +49,14 @@ export const CREDENTIAL_PROVIDERS = [
     name: 'OpenAI or an OpenAI-compatible server',
     fields: [
       secret('api_key', 'API key, sent as a bearer token.'),
-      baseUrl('API base URL, e.g. https://api.openai.com/v1 or a local Ollama, vLLM or llama.cpp server'),
+      providerBaseUrl('API base URL, e.g. https://api.openai.com/v1 or an Ollama, vLLM or llama.cpp server'),
       { name: 'organization', kind: 'text', required: false, description: 'OpenAI organization id (OpenAI-Organization header).' },
     ],
   },
   {
     key: 'deepgram',
     name: 'Deepgram',
-    fields: [secret('api_key', 'Deepgram API key.'), baseUrl('API base URL (default https://api.deepgram.com)')],
+    fields: [secret('api_key', 'Deepgram API key.'), providerBaseUrl('API base URL (default https://api.deepgram.com)')],
   },
   {
     key: 'slack',
@@ -73,19 +88,23 @@ export const isSecretField = (provider: CredentialProvider, name: string): boole
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
 /**
- * Base URLs: https anywhere, plain http only to this machine (self-hosted OpenAI-compatible
- * servers listen locally). No user:password part, since that would be a secret in a plain field.
- * Whether a host may be reached at all (private ranges, metadata addresses) is the outbound
- * guard's decision when a request is made, not this check's.
+ * The shape of a base URL: http or https, with no user:password part (that would be a secret in a
+ * plain field) and no fragment. Where it may connect is the outbound guard's decision.
  */
-export function isAllowedBaseUrl(value: string): boolean {
+export function isHttpUrl(value: string): boolean {
   let url: URL
   try {
     url = new URL(value)
   } catch {
     return false
   }
-  if (url.username || url.password || url.hash) return false
-  if (url.protocol === 'https:') return true
-  return url.protocol === 'http:' && LOOPBACK.test(url.hostname)
+  return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.hash
+}
+
+/**
+ * Integration base URLs: https anywhere, plain http only to this machine. Whether a host may be
+ * reached at all is the outbound guard's decision on each request (outbound-request.ts).
+ */
+export function isAllowedBaseUrl(value: string): boolean {
+  return isHttpUrl(value) && (value.startsWith('https:') || LOOPBACK.test(new URL(value).hostname))
 }

@@ -1,17 +1,23 @@
 import { z } from 'zod'
-import { CREDENTIAL_PROVIDERS, isAllowedBaseUrl, type CredentialField, type CredentialProvider, type CredentialProviderKey } from './providers.js'
+import { CREDENTIAL_PROVIDERS, isAllowedBaseUrl, isHttpUrl, type CredentialField, type CredentialProvider, type CredentialProviderKey } from './providers.js'
 
 /** Longest value of any field (4 KiB of ASCII; the longest real API tokens are well under 1 KiB). */
 export const MAX_FIELD_CHARS = 4096
 // Values end up in HTTP headers; a CR or LF there would inject one.
 const NO_CONTROL = /^[^\x00-\x1f\x7f]*$/
 
+function urlSchema(f: CredentialField): z.ZodType<string> {
+  const base = z.string().trim().max(2048)
+  // A provider's base URL: where it may connect is the service's check (the outbound guard, which resolves the host).
+  if (f.guarded) return base.refine(isHttpUrl, 'Must be an http or https URL, without user, password or fragment')
+  return base.refine(isAllowedBaseUrl, 'Must be an https URL, or http to localhost / 127.0.0.1 / [::1], without user or password')
+}
+
 function fieldSchema(f: CredentialField): z.ZodType<string | undefined> {
-  const base = z.string().trim()
   const value =
     f.kind === 'url'
-      ? base.max(2048).refine(isAllowedBaseUrl, 'Must be an https URL, or http to localhost / 127.0.0.1 / [::1], without user or password')
-      : base.min(1).max(f.kind === 'secret' ? MAX_FIELD_CHARS : 256).regex(NO_CONTROL, 'Must not contain control characters')
+      ? urlSchema(f)
+      : z.string().trim().min(1).max(f.kind === 'secret' ? MAX_FIELD_CHARS : 256).regex(NO_CONTROL, 'Must not contain control characters')
   const described = value.describe(f.kind === 'secret' ? `${f.description} Secret: stored encrypted, read back masked.` : f.description)
   return f.required ? described : described.optional()
 }

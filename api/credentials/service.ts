@@ -1,11 +1,12 @@
-import type { Clock, Logger } from '../../core/index.js'
+import { allAllowed, assertPublicUrl, DestinationRefusedError, type Clock, type GuardOptions, type Logger } from '../../core/index.js'
 import type { CredentialRow, Repos } from '../../db/index.js'
 import type { Auditor } from '../audit/auditor.js'
 import { ApiError } from '../http/errors.js'
 import type { RequestInfo } from '../http/route.js'
+import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
 import { CredentialDecryptError, type CredentialCipher } from './crypto.js'
-import { credentialProvider } from './providers.js'
+import { credentialProvider, type CredentialProvider } from './providers.js'
 import type { CredentialResponseT, CredentialUpsertT } from './schema.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -46,6 +47,8 @@ export interface CredentialDeps {
   clock: Clock
   auditor: Auditor
   logger: Logger
+  /** The outbound guard a provider's base URL must pass when stored (provider-network.ts). */
+  guard: GuardOptions
 }
 
 /** The organization's provider credentials: stored sealed, shown masked, revealed only in-process. */
@@ -65,9 +68,10 @@ export class CredentialService {
     })
   }
 
-  upsert(by: Principal, input: CredentialUpsertT, req: RequestInfo): CredentialResponseT {
+  async upsert(by: Principal, input: CredentialUpsertT, req: RequestInfo): Promise<CredentialResponseT> {
     const provider = credentialProvider(input.provider)
     if (!provider) throw new ApiError('bad_request', `Unknown provider ${input.provider}.`) // the schema already refuses it
+    await this.checkDestinations(provider, input.fields)
     const secrets: Fields = {}
     const plain: Fields = {}
     for (const f of provider.fields) {
@@ -89,6 +93,32 @@ export class CredentialService {
       this.d.auditor.record(by, req, { action: 'credential.upserted', resourceType: 'credential', resourceId: provider.key, metadata: { fields, replaced } })
       return this.toResponse(row, secrets)
     })
+  }
+
+  /**
+   * The store-time half of the outbound guard for a provider's base URL (each connection is checked
+   * again): 422 destination_refused when its host is, or resolves to, an address the guard refuses;
+   * 422 insecure_url for plain http outside the operator's allowed ranges, where the key would
+   * cross networks in the clear. A name that does not resolve now is accepted: DNS may be down, and
+   * the connect-time check refuses it then if it must.
+   */
+  private async checkDestinations(provider: CredentialProvider, fields: Record<string, string | undefined>): Promise<void> {
+    for (const f of provider.fields) {
+      const value = fields[f.name]
+      if (!f.guarded || value === undefined) continue
+      const refuse = (type: string, msg: string) => new ValidationError([{ type, loc: ['body', 'fields', f.name], msg, input: value }])
+      let checked
+      try {
+        checked = await assertPublicUrl(value, this.d.guard)
+      } catch (err) {
+        if (!(err instanceof DestinationRefusedError)) throw err
+        if (err.reason !== 'unresolvable') throw refuse('destination_refused', err.message)
+        checked = null
+      }
+      if (new URL(value).protocol === 'http:' && !(checked && allAllowed(checked.addresses, this.d.guard.allow))) {
+        throw refuse('insecure_url', 'Use https: plain http is accepted only to addresses the operator allows (OZAN_ALLOW_PRIVATE_CIDRS).')
+      }
+    }
   }
 
   delete(by: Principal, provider: string): void {

@@ -6,10 +6,11 @@
  * 429 and 5xx, with full-jitter backoff, a short Retry-After waited out, a timeout not retried.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
-import type { Config, Logger } from '../../core/index.js'
+import { destinationRefusal, type Config, type Logger } from '../../core/index.js'
 import type { OpenAiAccess } from '../credentials/openai-access.js'
 import { retryAfter } from '../../engine/pipeline/providers/llm/errors.js'
 import { PROVIDER_FETCH_OPTIONS } from '../../engine/pipeline/providers/client-checks.js'
+import type { ProviderConnections } from '../../engine/pipeline/providers/connections.js'
 
 export interface Embedder {
   /** Stored with each vector: vectors of different models are never compared. */
@@ -46,6 +47,11 @@ export interface OpenAiEmbedderOptions {
   /** Sent as `dimensions` (text-embedding-3 models shorten their vectors); null: the model's own size. */
   dimensions: number | null
   timeoutMs: number
+  /**
+   * An organization's base URL: the guarded pool its requests connect through (checked and pinned
+   * at connect time). Absent: the operator's URL, fetched as the SDK does.
+   */
+  connections?: ProviderConnections
 }
 
 /** Retries after the first attempt: a query sits in front of a caller's answer, indexing does not. */
@@ -66,6 +72,7 @@ export class OpenAiEmbedder implements Embedder {
       apiKey: o.apiKey, baseURL: o.baseURL, organization: o.organization ?? null, maxRetries: 0, timeout: o.timeoutMs,
       // Nothing from the process environment: the caller decides every setting.
       project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      ...(o.connections ? { fetch: o.connections.fetch } : {}),
     })
   }
 
@@ -126,6 +133,9 @@ export class OpenAiEmbedder implements Embedder {
   private toError(err: unknown): EmbeddingError {
     const at = `The embeddings provider at ${this.host}`
     if (err instanceof EmbeddingError) return err
+    const refusal = destinationRefusal(err)
+    // Not retried: the destination stays refused, and the key must not be offered to it again.
+    if (refusal) return new EmbeddingError(`${at} is refused by the outbound guard: ${refusal.message}`, true)
     // A timeout is not repeated at once: the caller already waited that long.
     if (err instanceof APIConnectionTimeoutError) return new EmbeddingError(`${at} sent no response within ${this.o.timeoutMs} ms`, true)
     if (err instanceof APIConnectionError) {
@@ -157,6 +167,8 @@ export function embeddersFor(deps: {
   config: Pick<Config, 'embeddingsModel' | 'embeddingsDimensions' | 'embeddingsTimeoutMs'>
   accessFor: (organizationId: string) => OpenAiAccess | undefined
   logger: Logger
+  /** The guarded pool an organization's own base URL connects through. */
+  organizationConnections: ProviderConnections
 }): EmbedderFor | undefined {
   const { config, accessFor } = deps
   const model = config.embeddingsModel
@@ -164,7 +176,9 @@ export function embeddersFor(deps: {
   return (organizationId) => {
     const access = accessFor(organizationId)
     if (!access) return undefined
-    return new OpenAiEmbedder({ ...access, model, dimensions: config.embeddingsDimensions, timeoutMs: config.embeddingsTimeoutMs })
+    const { origin, ...rest } = access
+    const connections = origin === 'organization' ? deps.organizationConnections : undefined
+    return new OpenAiEmbedder({ ...rest, model, dimensions: config.embeddingsDimensions, timeoutMs: config.embeddingsTimeoutMs, ...(connections && { connections }) })
   }
 }
 

@@ -3,6 +3,7 @@ import type { AgentConfig } from '../../engine/graph-runtime/index.js'
 import { DeepgramLiveStt, OpenAiTranscribeStt, type SttProvider } from '../../engine/pipeline/providers/stt/index.js'
 import { DeepgramAuraTts, EspeakTts, OpenAiSpeechTts, type TtsProvider } from '../../engine/pipeline/providers/tts/index.js'
 import type { OpenAiAccess } from '../credentials/openai-access.js'
+import type { ProviderConnections } from '../../engine/pipeline/providers/connections.js'
 import { ApiError } from '../http/errors.js'
 
 /** The recognizer and the voice of one voice turn. */
@@ -24,6 +25,8 @@ export interface VoiceProviderDeps {
   openAiAccess: (organizationId: string) => OpenAiAccess | undefined
   credentials: { reveal(organizationId: string, provider: string): Readonly<Record<string, string>> | null }
   logger: Logger
+  /** The guarded pool organizations' own base URLs connect through (api/credentials/provider-network.ts). */
+  organizationConnections: ProviderConnections
   /**
    * The longest audio one turn carries. The Deepgram socket holds this much (plus a margin) while
    * it connects, so a whole upload pushed at once is never trimmed.
@@ -41,13 +44,14 @@ const DEEPGRAM_FIX = 'the organization has no "deepgram" credential: store one w
 
 /**
  * Chooses STT and TTS from the agent's config and the organization's credentials, resolved per
- * turn so a changed credential applies at once. Base URLs come from the stored credential (they
- * were checked by isAllowedBaseUrl when stored: https, or http to loopback), never from the request.
+ * turn so a changed credential applies at once. Base URLs come from the stored credential, never
+ * from the request; an organization's base URL was checked by the outbound guard when stored, and
+ * its clients connect through the guarded pool, which checks again on every connection.
  * espeak needs no key; every other provider without its key is provider_not_configured (400),
  * saying which credential to store.
  */
 export function voiceProvidersFor(deps: VoiceProviderDeps): VoiceProvidersFor {
-  const deepgram = (organizationId: string, what: string): { apiKey: string; baseUrl: string } => {
+  const deepgram = (organizationId: string, what: string): { apiKey: string; baseUrl: string; connections: ProviderConnections | undefined } => {
     let stored: Readonly<Record<string, string>> | null = null
     try {
       stored = deps.credentials.reveal(organizationId, 'deepgram')
@@ -55,12 +59,13 @@ export function voiceProvidersFor(deps: VoiceProviderDeps): VoiceProvidersFor {
       deps.logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'stored deepgram credential cannot be decrypted')
     }
     if (!stored?.api_key) throw notConfigured(what, 'deepgram', DEEPGRAM_FIX)
-    return { apiKey: stored.api_key, baseUrl: (stored.base_url ?? DEEPGRAM_BASE_URL).replace(/\/+$/, '') }
+    const connections = stored.base_url ? deps.organizationConnections : undefined
+    return { apiKey: stored.api_key, baseUrl: (stored.base_url ?? DEEPGRAM_BASE_URL).replace(/\/+$/, ''), connections }
   }
-  const openai = (organizationId: string, what: string): OpenAiAccess => {
+  const openai = (organizationId: string, what: string): OpenAiAccess & { connections: ProviderConnections | undefined } => {
     const access = deps.openAiAccess(organizationId)
     if (!access) throw notConfigured(what, 'openai', OPENAI_FIX)
-    return access
+    return { ...access, connections: access.origin === 'organization' ? deps.organizationConnections : undefined }
   }
 
   return (organizationId, config) => {
@@ -68,22 +73,25 @@ export function voiceProvidersFor(deps: VoiceProviderDeps): VoiceProvidersFor {
     let stt: SttProvider
     if (config.stt.provider === 'openai') {
       const a = openai(organizationId, 'speech-to-text')
-      stt = new OpenAiTranscribeStt({ apiKey: a.apiKey, baseURL: a.baseURL, ...(config.stt.model && { model: config.stt.model }), maxUtteranceMs: deps.maxAudioMs + 1000 })
+      stt = new OpenAiTranscribeStt({
+        apiKey: a.apiKey, baseURL: a.baseURL, ...(config.stt.model && { model: config.stt.model }), maxUtteranceMs: deps.maxAudioMs + 1000, ...(a.connections && { connections: a.connections }),
+      })
     } else {
       const d = deepgram(organizationId, 'speech-to-text')
       // The live API is a WebSocket on the same host: https → wss, http (loopback) → ws.
       stt = new DeepgramLiveStt({
         apiKey: d.apiKey, baseUrl: d.baseUrl.replace(/^http/, 'ws'), ...(config.stt.model && { model: config.stt.model }), maxQueuedMs: deps.maxAudioMs + 5000,
+        ...(d.connections && { connections: d.connections }),
       })
     }
 
     let tts: TtsProvider
     if (config.tts.provider === 'openai') {
       const a = openai(organizationId, 'text-to-speech')
-      tts = new OpenAiSpeechTts({ apiKey: a.apiKey, baseURL: a.baseURL, ...(config.tts.model && { model: config.tts.model }) })
+      tts = new OpenAiSpeechTts({ apiKey: a.apiKey, baseURL: a.baseURL, ...(config.tts.model && { model: config.tts.model }), ...(a.connections && { connections: a.connections }) })
     } else if (config.tts.provider === 'deepgram') {
       const d = deepgram(organizationId, 'text-to-speech')
-      tts = new DeepgramAuraTts({ apiKey: d.apiKey, baseUrl: d.baseUrl })
+      tts = new DeepgramAuraTts({ apiKey: d.apiKey, baseUrl: d.baseUrl, ...(d.connections && { connections: d.connections }) })
     } else {
       // speed 0.5–2 around espeak-ng's 175 words per minute (its accepted range is 80–450).
       tts = new EspeakTts({ rateWpm: Math.min(450, Math.max(80, Math.round(175 * config.tts.speed))) })

@@ -9,12 +9,16 @@ import https from 'node:https'
 import net from 'node:net'
 import type { Duplex } from 'node:stream'
 import tls from 'node:tls'
-import { checkHost, type GuardOptions } from './ssrf.js'
+import { checkHost, DestinationRefusedError, type GuardOptions } from './ssrf.js'
 
 type Created = (err: Error | null, socket?: Duplex) => void
 
-/** `protocol` picks the Agent's kind: node refuses an http Agent for an https request and back. */
-export function guardedAgent(protocol: string, guard: GuardOptions): http.Agent {
+/**
+ * `protocol` picks the Agent's kind (node refuses an http Agent for an https request and back).
+ * `onRefused` hears of a refusal before the request fails with it, for clients that pass on only
+ * an error's message.
+ */
+export function guardedAgent(protocol: string, guard: GuardOptions, onRefused?: (err: DestinationRefusedError) => void): http.Agent {
   const secure = protocol === 'https:' || protocol === 'wss:'
   const connect = (options: http.ClientRequestArgs & tls.ConnectionOptions, created: Created): undefined => {
     const host = String(options.host ?? options.hostname ?? 'localhost').replace(/^\[(.*)\]$/, '$1')
@@ -30,7 +34,10 @@ export function guardedAgent(protocol: string, guard: GuardOptions): http.Agent 
         }
         created(null, socket)
       },
-      (err: Error) => created(err),
+      (err: Error) => {
+        if (err instanceof DestinationRefusedError) onRefused?.(err)
+        created(err)
+      },
     )
     // node's Agent waits for `created` when nothing is returned.
     return undefined

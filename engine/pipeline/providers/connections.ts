@@ -15,10 +15,19 @@
  * at OpenAI both go to one origin, so one connection per origin would serve only the first. At most
  * `maxWarmPerOrigin` wait per origin. The pool prefers its idle connections, so while those last a
  * warm one goes unused and is closed after `maxWarmAgeMs`: the waste is bounded by those two.
+ *
+ * Trust: the process's pool (`providerConnections`) is for the operator's own destinations
+ * (OZAN_*_BASE_URL, the SDK defaults). An organization's stored base URL goes through a pool built
+ * with a `guard`: every connection it opens, warm or not, is checked by the outbound guard at
+ * connect time and opened to the address checked (guarded-connector.ts), so an origin shared with
+ * the operator's still never borrows a trusted connection.
  */
+import type http from 'node:http'
 import type { Socket } from 'node:net'
 import { Readable } from 'node:stream'
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici'
+import { guardedAgent, type DestinationRefusedError, type GuardOptions } from '../../../core/index.js'
+import { bareHost, guardedConnector } from './guarded-connector.js'
 
 export interface ProviderConnectionsOptions {
   /** How long an unused warm connection is kept (servers close idle, silent connections too). */
@@ -27,9 +36,14 @@ export interface ProviderConnectionsOptions {
   maxWarmPerOrigin: number
   /** TCP (and TLS) connect timeout, warm or not. */
   connectTimeoutMs: number
+  /**
+   * null: the operator's destinations, trusted. Set: an organization's, every connection through
+   * the outbound guard (OZAN_ALLOW_PRIVATE_CIDRS as `allow`, the server's own addresses as `own`).
+   */
+  guard: GuardOptions | null
 }
 
-export const DEFAULT_PROVIDER_CONNECTIONS: ProviderConnectionsOptions = { maxWarmAgeMs: 10_000, maxWarmPerOrigin: 8, connectTimeoutMs: 10_000 }
+export const DEFAULT_PROVIDER_CONNECTIONS: ProviderConnectionsOptions = { maxWarmAgeMs: 10_000, maxWarmPerOrigin: 8, connectTimeoutMs: 10_000, guard: null }
 
 type FetchInput = string | URL | { url: string }
 type FetchInit = { method?: string; headers?: unknown; body?: unknown; signal?: AbortSignal | null; [k: string]: unknown }
@@ -84,9 +98,6 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
   })
 }
 
-/** A URL's hostname as undici's connect options give it: IPv6 without brackets. */
-const bareHost = (hostname: string): string => (hostname.startsWith('[') ? hostname.slice(1, -1) : hostname)
-
 /** "http://host:port", default ports spelled out: the same key from a URL and from undici's connect options. */
 function keyOf(protocol: string, hostname: string, port: string | number | null | undefined): string {
   return `${protocol}//${bareHost(hostname)}:${port || (protocol === 'https:' ? 443 : 80)}`
@@ -105,7 +116,8 @@ export class ProviderConnections {
     for (const k of ['maxWarmAgeMs', 'maxWarmPerOrigin', 'connectTimeoutMs'] as const) {
       if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new RangeError(`ProviderConnections: ${k} must be > 0`)
     }
-    this.connector = buildConnector({ timeout: this.o.connectTimeoutMs })
+    const direct = buildConnector({ timeout: this.o.connectTimeoutMs })
+    this.connector = this.o.guard ? guardedConnector(direct, this.o.guard) : direct
     this.agent = new Agent({ connect: (opts, cb) => this.connect(opts, cb) })
   }
 
@@ -190,6 +202,21 @@ export class ProviderConnections {
       s.unref()
       s.on('error', w.onGone).on('end', w.onGone).on('close', w.onGone)
     })
+  }
+
+  /** Whether connections are checked by the outbound guard (an organization's destinations). */
+  get guarded(): boolean {
+    return this.o.guard !== null
+  }
+
+  /**
+   * The node Agent one WebSocket connection (the Deepgram SDK's `ws`) opens with, for a ws:/wss:
+   * URL: guarded like this pool's connections, `onRefused` told of a refusal (the SDK passes on
+   * only an error's message); undefined for a trusted pool.
+   */
+  webSocketAgent(protocol: string, onRefused?: (err: DestinationRefusedError) => void): http.Agent | undefined {
+    if (!this.o.guard) return undefined
+    return guardedAgent(protocol === 'wss:' || protocol === 'https:' ? 'wss:' : 'ws:', this.o.guard, onRefused)
   }
 
   /** Closes the warm connections and the pool. */

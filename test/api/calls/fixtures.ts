@@ -42,7 +42,7 @@ export interface CallScene {
 export async function callScene(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}, socket: 'ws' | 'uws' = 'ws'): Promise<CallScene> {
   const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
   t.teardown(() => dg.close())
-  const a = await startTestApp({ env: { OZAN_ENGINE_SOCKET: socket, ...env } })
+  const a = await startTestApp({ env: { OZAN_ENGINE_SOCKET: socket, OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8', ...env } })
   const engine = await startEngine({ services: a.services, config: loadConfig({ OZAN_ENGINE_SOCKET: socket }), logger: createLogger('silent'), host: '127.0.0.1', port: 0 })
   // Engine first (live calls are recorded), then the app and its database.
   t.teardown(async () => {

@@ -9,8 +9,9 @@ import { newOwner } from '../../helpers/tenancy-fixtures.js'
 const CREDENTIALS = '/api/v1/credentials'
 const LONG_KEY = 'sk-proj-9f8e7d6c5b4a39281706abcd'
 
+// Stand-in providers listen on loopback, which the operator must allow (the outbound guard).
 async function setup(t: Test) {
-  const a = await startTestApp()
+  const a = await startTestApp({ env: { OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' } })
   t.teardown(() => a.close())
   const owner = await newOwner(a)
   const put = (body: unknown, token = owner.token) => a.request('PUT', CREDENTIALS, { token, body })
@@ -130,14 +131,24 @@ t.test('invalid bodies are 422 with the location of each problem, and never echo
   t.same((await list()).map((c) => c.provider), ['deepgram'], 'nothing else was stored')
 })
 
-t.test('base_url must be https, or http to a loopback address', async (t) => {
+t.test("a provider's base_url is http(s) and must pass the outbound guard; an integration's is https, or http to loopback", async (t) => {
   const { put } = await setup(t)
-  const accepted = ['https://api.openai.com/v1', 'https://10.0.0.5:8443/v1', 'http://localhost:11434/v1', 'http://127.0.0.1:8000/v1', 'http://[::1]:8080']
-  const refused = ['http://api.openai.com/v1', 'http://10.0.0.5/v1', 'http://localhost.evil.example/v1', 'ftp://files.example.com', 'not a url', '', 'https://user:pass@api.example.com/v1', 'javascript:alert(1)']
+  // The operator allows 127.0.0.0/8 here; api.openai.com does not resolve offline (accepted, checked on connect).
+  const accepted = ['https://api.openai.com/v1', 'http://localhost:11434/v1', 'http://127.0.0.1:8000/v1', 'https://127.0.0.1:8443/v1']
+  const refused: [string, string][] = [
+    ['http://api.openai.com/v1', 'insecure_url'], ['http://localhost.evil.example/v1', 'insecure_url'],
+    ['http://10.0.0.5/v1', 'destination_refused'], ['https://10.0.0.5:8443/v1', 'destination_refused'], ['http://[::1]:8080', 'destination_refused'],
+    ['ftp://files.example.com', 'value_error'], ['not a url', 'value_error'], ['', 'value_error'], ['https://user:pass@api.example.com/v1', 'value_error'],
+    ['javascript:alert(1)', 'value_error'], ['https://api.example.com/v1#frag', 'value_error'],
+  ]
   for (const base_url of accepted) t.equal((await put({ provider: 'openai', fields: { api_key: LONG_KEY, base_url } })).status, 200, base_url)
-  for (const base_url of refused) {
+  for (const [base_url, type] of refused) {
     const res = await put({ provider: 'openai', fields: { api_key: LONG_KEY, base_url } })
     t.equal(res.status, 422, JSON.stringify(base_url))
     t.same(res.body.detail?.[0]?.loc, ['body', 'fields', 'base_url'])
+    if (type !== 'value_error') t.equal(res.body.detail?.[0]?.type, type, `${JSON.stringify(base_url)}: ${type}`)
   }
+  const calcom = (base_url: string) => put({ provider: 'calcom', fields: { api_key: 'cal_live_0123456789abcdef', base_url } })
+  for (const base_url of ['https://cal.example.com/api', 'http://[::1]:8080', 'http://127.0.0.1:3000']) t.equal((await calcom(base_url)).status, 200, `calcom ${base_url}`)
+  for (const base_url of ['http://cal.example.com/api', 'http://10.0.0.5/api']) t.equal((await calcom(base_url)).status, 422, `calcom ${base_url}`)
 })

@@ -203,7 +203,7 @@ t.test('vectors never cross environments or organizations', async (t) => {
 t.test('an organization’s stored openai credential is used over the platform key', async (t) => {
   const platform = await provider(t)
   const own = await provider(t, { apiKey: 'sk-org-embed-key-0002' })
-  const s = await hybridScene(t, platform.url)
+  const s = await hybridScene(t, platform.url, { OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' })
   expectStatus(await s.send('PUT', '/api/v1/credentials', { body: { provider: 'openai', fields: { api_key: 'sk-org-embed-key-0002', base_url: own.url } } }), 200, 'store credential')
   const ids = await corpus(s)
   await idle(s)

@@ -15,7 +15,7 @@ async function session(a: TestApp, token: string) {
 t.test("an organization's stored openai credential drives its sessions through the real SDK", async (t) => {
   const llm = await startOpenAiStandIn({ apiKey: 'sk-org-key-123456', firstTokenLatencyMs: 0, tokensPerSecond: 0 })
   t.teardown(() => llm.close())
-  const a = await startTestApp()
+  const a = await startTestApp({ env: { OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' } })
   t.teardown(() => a.close())
   const owner = await a.register()
   const token = owner.access_token

@@ -43,7 +43,7 @@ async function surveyAgent(a: TestApp, owner: Actor, config: Record<string, unkn
 async function voice(t: Test, o: { env?: Record<string, string>; config?: Record<string, unknown>; credential?: boolean } = {}): Promise<Voice> {
   const stt = await startTranscriptionStandIn({ apiKey: KEY })
   t.teardown(() => stt.close())
-  const a = await startTestApp({ env: o.env })
+  const a = await startTestApp({ env: { OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8', ...o.env } })
   t.teardown(() => a.close())
   const owner = await newOwner(a)
   if (o.credential !== false) await storeOpenAi(a, owner, stt.url)

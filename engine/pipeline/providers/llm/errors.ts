@@ -4,8 +4,10 @@
  * Messages name the provider's host and what went wrong, never the API key.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import { destinationRefusal } from '../../../../core/index.js'
 
-export type LlmErrorCode = 'upstream_error' | 'upstream_timeout' | 'upstream_rate_limited' | 'upstream_auth' | 'upstream_bad_request'
+/** upstream_refused: the outbound guard refused an organization's base URL; nothing was sent. */
+export type LlmErrorCode = 'upstream_error' | 'upstream_timeout' | 'upstream_rate_limited' | 'upstream_auth' | 'upstream_bad_request' | 'upstream_refused'
 
 export interface LlmErrorDetails {
   status: 502 | 503
@@ -58,6 +60,9 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
   const at = `The LLM provider at ${ctx.host}`
   const base = { attempts: ctx.attempt }
   if (err instanceof LlmError) return err
+  const refusal = destinationRefusal(err)
+  // Never retried: the destination stays refused, and the key must not be offered to it again.
+  if (refusal) return new LlmError('upstream_refused', `${at} is refused by the outbound guard: ${refusal.message}`, { ...base, status: 502, retryable: false })
   if (err instanceof APIConnectionTimeoutError) return timeoutError(ctx, 'first')
   if (err instanceof APIConnectionError) {
     return new LlmError('upstream_error', `${at} could not be reached: ${scrub(causeText(err), ctx.apiKey)}`, { ...base, status: 502, retryable: true })

@@ -5,9 +5,11 @@
  * `error` event and the pipeline decides (retry, fail over).
  */
 import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js'
+import { providerConnections, type ProviderConnections } from '../connections.js'
 import { DeepgramClient } from '@deepgram/sdk'
+import type { DestinationRefusedError } from '../../../../core/index.js'
 import { SAMPLE_RATE, pcmView } from '../../../audio/index.js'
-import { closeError, connectError, isResults, resultsToEvent } from './deepgram-wire.js'
+import { closeError, connectError, isResults, refusedError, resultsToEvent } from './deepgram-wire.js'
 import { SttEventQueue } from './event-queue.js'
 import { SttError, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
 
@@ -27,6 +29,11 @@ export interface DeepgramLiveOptions {
   finalTimeoutMs: number
   /** Audio held while connecting, and the most allowed to sit in the socket's send buffer. */
   maxQueuedMs: number
+  /**
+   * Whose destination baseUrl is: an organization's pool guards each socket's connection
+   * (connections.ts); the default, the process's pool, is the operator's and trusted.
+   */
+  connections?: ProviderConnections
 }
 
 export const DEFAULT_DEEPGRAM_LIVE_OPTIONS = {
@@ -50,6 +57,7 @@ export class DeepgramLiveStt implements SttProvider {
   private readonly apiKey: string
   private readonly host: string
   private readonly client: DeepgramClient
+  private readonly connections: ProviderConnections
 
   constructor(options: Partial<DeepgramLiveOptions> & { apiKey: string }) {
     const { apiKey, ...rest } = { ...DEFAULT_DEEPGRAM_LIVE_OPTIONS, ...options }
@@ -59,12 +67,13 @@ export class DeepgramLiveStt implements SttProvider {
     this.options = rest
     this.apiKey = apiKey
     this.host = host
+    this.connections = rest.connections ?? providerConnections
     this.client = new DeepgramClient({ apiKey, baseUrl: rest.baseUrl, maxRetries: 0, logging: { silent: true } })
   }
 
   open(o: SttOpenOptions): SttStream {
     if (o.sampleRate !== SAMPLE_RATE) throw new RangeError(`DeepgramLiveStt: sampleRate must be ${SAMPLE_RATE}`)
-    return new DeepgramLiveStream(this.client, this.options, this.host, this.apiKey, o)
+    return new DeepgramLiveStream(this.client, this.options, this.host, this.apiKey, o, this.connections)
   }
 }
 
@@ -85,6 +94,8 @@ class DeepgramLiveStream implements SttStream {
   private closeTimer: NodeJS.Timeout | undefined
   private readonly done: Promise<void>
   private resolveDone!: () => void
+  /** The outbound guard refused the destination (the SDK passes on only the message). */
+  private refused: DestinationRefusedError | null = null
   /** Frames dropped because the socket could not keep up (see maxQueuedMs). */
   droppedFrames = 0
 
@@ -94,6 +105,7 @@ class DeepgramLiveStream implements SttStream {
     private readonly host: string,
     private readonly apiKey: string,
     private readonly open: SttOpenOptions,
+    private readonly connections: ProviderConnections,
   ) {
     this.done = new Promise((r) => (this.resolveDone = r))
     const onAbort = () => this.end(null, true)
@@ -103,7 +115,9 @@ class DeepgramLiveStream implements SttStream {
     }
     open.signal.addEventListener('abort', onAbort, { once: true })
     void this.done.then(() => open.signal.removeEventListener('abort', onAbort))
-    this.connect(client).catch((err: unknown) => this.end(connectError(err instanceof Error ? err.message : String(err), host, apiKey)))
+    this.connect(client).catch((err: unknown) =>
+      this.end(this.refused ? refusedError(this.refused, host) : connectError(err instanceof Error ? err.message : String(err), host, apiKey)),
+    )
   }
 
   private async connect(client: DeepgramClient): Promise<void> {
@@ -113,6 +127,7 @@ class DeepgramLiveStream implements SttStream {
       interim_results: 'true', endpointing: o.endpointingMs, smart_format: String(o.smartFormat), punctuate: String(o.punctuate),
       reconnectAttempts: 0, shouldReconnect: () => false, connectionTimeoutInSeconds: o.connectTimeoutMs / 1000,
       abortSignal: this.open.signal,
+      agent: this.connections.webSocketAgent(new URL(o.baseUrl).protocol, (err) => (this.refused = err)),
     })
     if (this.state === 'ended') return
     this.socket = socket
@@ -188,6 +203,7 @@ class DeepgramLiveStream implements SttStream {
 
   private onClose(code: number, reason: string, error: string | null): void {
     if (this.state === 'ended') return
+    if (this.refused) return this.end(refusedError(this.refused, this.host))
     if (error !== null) return this.end(this.state === 'connecting' ? connectError(error, this.host, this.apiKey) : closeError(1006, error, this.host, this.apiKey))
     if (this.state === 'closing' && code === 1000) return this.end(null)
     this.end(closeError(code, reason, this.host, this.apiKey))

@@ -42,6 +42,11 @@ const at = (host: string) => `Deepgram at ${host}`
  * A failed connection attempt. `ws` reports a refused upgrade as "Unexpected server response: 401";
  * the SDK reports its connect timer as "TIMEOUT".
  */
+/** The outbound guard refused the destination: nothing was sent, and trying again cannot help. */
+export function refusedError(refusal: Error, host: string): SttError {
+  return new SttError('stt_failed', `${at(host)} is refused by the outbound guard: ${refusal.message}`, { retryable: false })
+}
+
 export function connectError(message: string, host: string, apiKey: string): SttError {
   const status = /Unexpected server response: (\d{3})/.exec(message)?.[1]
   if (status) {

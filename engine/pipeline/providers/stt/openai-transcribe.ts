@@ -8,6 +8,7 @@ import { baseUrlHost, PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } f
 import { providerConnections, type ProviderConnections } from '../connections.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
+import { destinationRefusal } from '../../../../core/index.js'
 import { SttEventQueue } from './event-queue.js'
 import { SttError, scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
 
@@ -193,6 +194,8 @@ class TranscribeStream implements SttStream {
 export function toSttError(err: unknown, host: string, apiKey: string, timeoutMs: number): SttError {
   const at = `The transcription server at ${host}`
   if (err instanceof SttError) return err
+  const refusal = destinationRefusal(err)
+  if (refusal) return new SttError('stt_failed', `${at} is refused by the outbound guard: ${refusal.message}`, { retryable: false })
   if (err instanceof APIConnectionTimeoutError) return new SttError('stt_timeout', `${at} sent no answer within ${timeoutMs} ms`, { retryable: true })
   if (err instanceof APIConnectionError) return new SttError('stt_unavailable', `${at} could not be reached`, { retryable: true })
   if (err instanceof APIError && typeof err.status === 'number') {

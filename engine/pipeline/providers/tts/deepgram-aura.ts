@@ -9,7 +9,7 @@ import { requireApiKey, requirePositive } from '../client-checks.js'
 import { providerConnections, type ProviderConnections } from '../connections.js'
 import { DeepgramError, DeepgramTimeoutError, DefaultDeepgramClient } from '@deepgram/sdk'
 import { SAMPLE_RATE } from '../../../audio/format.js'
-import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
+import { hostOf, refusedError, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder } from './pcm-stream.js'
 import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
 
@@ -79,6 +79,8 @@ export class DeepgramAuraTts implements TtsProvider {
   }
 
   private toError(err: unknown): TtsError {
+    const refused = refusedError(this.who, err)
+    if (refused) return refused
     if (err instanceof DeepgramTimeoutError) return new TtsError('tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, true)
     if (err instanceof DeepgramError && err.statusCode !== undefined) {
       // Deepgram's error body: { err_code, err_msg, request_id }.

@@ -1,4 +1,5 @@
 import { baseUrlHost } from '../client-checks.js'
+import { destinationRefusal } from '../../../../core/index.js'
 /**
  * What the HTTP providers share: open a request, read its body as it streams, decode and resample,
  * yield. One place owns barge-in (the caller's signal aborts the request and the body), the
@@ -85,6 +86,12 @@ export function statusError(who: string, status: number, detail: string, quotaEx
   if (status === 429) return new TtsError('tts_failed', `${who} is rate limiting requests (HTTP 429): ${detail}`, !quotaExhausted, status)
   if (status >= 500) return new TtsError('tts_failed', `${who} failed (HTTP ${status}): ${detail}`, true, status)
   return new TtsError('tts_failed', `${who} refused the request (HTTP ${status}): ${detail}`, false, status)
+}
+
+/** The outbound guard refused an organization's base URL: nothing was sent, and retrying cannot help. */
+export function refusedError(who: string, err: unknown): TtsError | null {
+  const refusal = destinationRefusal(err)
+  return refusal && new TtsError('tts_failed', `${who} is refused by the outbound guard: ${refusal.message}`, false)
 }
 
 /** Validates a base URL up front, as constructors do, and returns its host for messages. */

@@ -7,7 +7,7 @@
 import { PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } from '../client-checks.js'
 import { providerConnections, type ProviderConnections } from '../connections.js'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
-import { hostOf, scrub, statusError, streamHttpAudio } from './http-stream.js'
+import { hostOf, refusedError, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder, wavDecoder } from './pcm-stream.js'
 import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
 
@@ -84,6 +84,8 @@ export class OpenAiSpeechTts implements TtsProvider {
   }
 
   private toError(err: unknown): TtsError {
+    const refused = refusedError(this.who, err)
+    if (refused) return refused
     if (err instanceof APIConnectionTimeoutError) return new TtsError('tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, true)
     if (err instanceof APIConnectionError) return new TtsError('tts_unavailable', `${this.who} could not be reached: ${scrub(causeText(err), this.apiKey)}`, true)
     if (err instanceof APIError && typeof err.status === 'number') {
