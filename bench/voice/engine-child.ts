@@ -39,8 +39,12 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
       ...process.env,
       OZAN_DATA_DIR: dataDir, OZAN_HOST: '127.0.0.1', OZAN_PORT: '0', OZAN_ENGINE_HOST: '127.0.0.1', OZAN_ENGINE_PORT: '0',
       OZAN_LOG_LEVEL: 'warn', OZAN_MAX_LIVE_CALLS_PER_ORG: '10000', OZAN_ACCESS_TOKEN_TTL_S: '7200',
+      // The stand-in providers listen on loopback, which provider credentials may reach only when allowed.
+      OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
       OZAN_RATE_LIMIT_ORG_BURST: '1000000', OZAN_RATE_LIMIT_ORG_PER_MIN: '1000000', OZAN_RATE_LIMIT_KEY_BURST: '1000000',
       OZAN_RATE_LIMIT_KEY_PER_MIN: '1000000', OZAN_RATE_LIMIT_ADDRESS_BURST: '1000000', OZAN_RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
+      // The stand-in providers the organization's credentials point at listen on loopback (outbound guard).
+      OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
     },
     stdio: ['ignore', fs.openSync(path.join(dataDir, 'engine.log'), 'a'), 'pipe', 'ipc'],
   })
