@@ -43,8 +43,6 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
       OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
       OZAN_RATE_LIMIT_ORG_BURST: '1000000', OZAN_RATE_LIMIT_ORG_PER_MIN: '1000000', OZAN_RATE_LIMIT_KEY_BURST: '1000000',
       OZAN_RATE_LIMIT_KEY_PER_MIN: '1000000', OZAN_RATE_LIMIT_ADDRESS_BURST: '1000000', OZAN_RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
-      // The stand-in providers the organization's credentials point at listen on loopback (outbound guard).
-      OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
     },
     stdio: ['ignore', fs.openSync(path.join(dataDir, 'engine.log'), 'a'), 'pipe', 'ipc'],
   })
