@@ -58,7 +58,18 @@ export class FramePacer {
   private timer: NodeJS.Timeout | null = null
   readonly room: Int16Array[]
 
-  constructor(readonly roomDbfs: number | null = -80) {
+  /**
+   * `roomNoise`, when given, is the room instead of the white noise: a loop of any length (whole
+   * frames of it are used) at the level `roomDbfs` names, e.g. the pink or brown noise of the
+   * conversation-quality bench.
+   */
+  constructor(readonly roomDbfs: number | null = -80, roomNoise?: Int16Array) {
+    if (roomNoise) {
+      const frames = Math.floor(roomNoise.length / FRAME_SAMPLES)
+      if (frames < 1) throw new RangeError(`room noise needs at least one ${FRAME_MS} ms frame, got ${roomNoise.length} samples`)
+      this.room = Array.from({ length: frames }, (_, i) => roomNoise.slice(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES))
+      return
+    }
     let s = 0x9e3779b9
     const amplitude = roomDbfs === null ? 0 : 32768 * 10 ** (roomDbfs / 20) * Math.sqrt(3) // uniform: RMS = a/√3
     this.room = Array.from({ length: ROOM_FRAMES }, () =>

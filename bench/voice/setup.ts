@@ -40,13 +40,21 @@ export async function startProviders(o: { stt: number | LatencyTarget; sttInteri
   }
 }
 
+/** The voice bench's turn-taking: a fixed silence wait, so its latency figures have one known wait. */
+export const BENCH_TURN_TAKING = { strategy: 'silence', endpointing_ms: END_OF_TURN_WAIT_MS, preemptive_generation: true }
+
 export interface Org {
   token: string
   agentId: string
   mint(): Promise<string>
 }
 
-export async function setUpOrg(apiUrl: string, p: Providers, lang: Lang, tag: string): Promise<Org> {
+/**
+ * `turnTaking` replaces the agent's `turn_taking` config (the voice bench's fixed 300 ms silence
+ * wait by default); null leaves it out, so the agent runs on the platform's defaults (what a new
+ * agent gets: the conversation-quality bench measures those).
+ */
+export async function setUpOrg(apiUrl: string, p: Providers, lang: Lang, tag: string, turnTaking: Record<string, unknown> | null = BENCH_TURN_TAKING): Promise<Org> {
   const call = async (method: string, urlPath: string, body?: unknown, token?: string): Promise<Record<string, unknown>> => {
     const res = await fetch(apiUrl + urlPath, {
       method, headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) }, body: body === undefined ? undefined : JSON.stringify(body),
@@ -76,7 +84,7 @@ export async function setUpOrg(apiUrl: string, p: Providers, lang: Lang, tag: st
   const config = {
     language: lang === 'tr' ? 'tr-TR' : 'en-US',
     stt: { provider: 'deepgram' }, llm: { provider: 'openai', model: 'gpt-4o-mini' }, tts: { provider: 'openai' },
-    turn_taking: { strategy: 'silence', endpointing_ms: END_OF_TURN_WAIT_MS, preemptive_generation: true },
+    ...(turnTaking && { turn_taking: turnTaking }),
     silence_timeout_s: 120,
   }
   await call('PUT', `/api/v1/workflows/${agentId}/config`, config, token)
