@@ -3,7 +3,7 @@
  * at its last recorded activity with its recorded turns and tokens; a client that broke the
  * protocol is recorded as protocol_error with the close code, on both transports.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
@@ -15,14 +15,15 @@ import { expectStatus } from '../../helpers/tenancy-fixtures.js'
 import { callScene } from './fixtures.js'
 
 const ROOT = path.resolve(import.meta.dirname, '../../..')
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx')
 const skip = await skipWithoutEspeak()
 
 type Step = { step: string; [k: string]: unknown }
 
 t.test('a call killed mid-way (SIGKILL) ends at its last recorded activity, with the turns and tokens it recorded', { timeout: 60_000 }, async (t) => {
   const file = path.join(t.testdir({}), 'ozan.db')
-  const child = spawn(TSX, [path.join(import.meta.dirname, 'crashing-call.ts'), file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  // node itself with tsx's loader, not the tsx CLI: the CLI runs the script in a grandchild that a
+  // SIGKILL of the CLI would leave running (and writing).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'crashing-call.ts'), file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => child.kill('SIGKILL'))
   const steps: Step[] = []
   let killedAt = 0
@@ -47,6 +48,9 @@ t.test('a call killed mid-way (SIGKILL) ends at its last recorded activity, with
 
   const db = openDatabase(file)
   t.teardown(() => db.close())
+  const eventsAtKill = (db.prepare('SELECT count(*) AS n FROM session_events').get() as { n: number }).n
+  await new Promise((r) => setTimeout(r, FLUSH_EVERY_MS + 500))
+  t.equal((db.prepare('SELECT count(*) AS n FROM session_events').get() as { n: number }).n, eventsAtKill, 'the killed recorder writes nothing more')
   const repos = createRepos(db)
   const row = () => db.prepare('SELECT * FROM sessions WHERE id = ?').get(callId) as Record<string, unknown>
   t.match(row(), { status: 'active', ended_at: null, turn_count: 0 }, 'the crash left the call active')
@@ -171,7 +175,7 @@ t.test('a caller who goes away without a close frame is still recorded as droppe
 })
 
 /** The call's detail once its record is written (the engine writes it just after the close). */
-async function recorded(t: { ok(v: unknown, m?: string): void }, s: Awaited<ReturnType<typeof callScene>>, callId: string) {
+async function recorded(t: Test, s: Awaited<ReturnType<typeof callScene>>, callId: string) {
   const deadline = Date.now() + 10_000
   for (;;) {
     const res = await s.a.request('GET', `/api/v1/calls/${callId}`, { token: s.owner.token })
