@@ -6,23 +6,33 @@ import type { App } from './app.js'
 export interface RunningServer {
   server: http.Server
   port: number
-  /** Stops accepting, waits up to `timeoutMs` for in-flight requests, then cuts the rest. */
+  /**
+   * Stops accepting connections; lets requests in flight finish (their responses say
+   * `Connection: close`, so the client does not reuse the socket) and ends idle kept-alive
+   * sockets with a FIN; after `timeoutMs` cuts whatever is still open.
+   */
   close(timeoutMs: number): Promise<void>
 }
 
-export async function listen(app: App, host: string, port: number, logger: Logger): Promise<RunningServer> {
+/** Only the Koa app is served here; the rest of `App` is the caller's to close. */
+export async function listen(app: Pick<App, 'koa'>, host: string, port: number, logger: Logger): Promise<RunningServer> {
   const server = http.createServer(app.koa.callback())
   // Slow-loris guards: a client must send its headers and body within these windows.
   server.headersTimeout = 20_000
   server.requestTimeout = 60_000
   server.keepAliveTimeout = 5_000
-  let inFlight = 0
-  let drained: (() => void) | null = null
+  const inFlight = new Set<http.ServerResponse>()
+  let closing = false
   server.on('request', (_req, res) => {
-    inFlight++
+    inFlight.add(res)
+    // A request that reached an already-open connection after shutdown began is still answered,
+    // but is the last one on it: Node then ends the socket after the response.
+    if (closing) res.shouldKeepAlive = false
     res.on('close', () => {
-      inFlight--
-      if (inFlight === 0) drained?.()
+      inFlight.delete(res)
+      // A response whose headers promised keep-alive before shutdown began leaves its socket idle:
+      // end it now rather than at the keep-alive timeout. (Node marks it idle after 'close'.)
+      if (closing) setImmediate(() => server.closeIdleConnections())
     })
   })
   await new Promise<void>((resolve, reject) => {
@@ -36,17 +46,22 @@ export async function listen(app: App, host: string, port: number, logger: Logge
     server,
     port: (server.address() as AddressInfo).port,
     async close(timeoutMs) {
+      closing = true
+      // Node writes `Connection: close` and ends the socket after the response when this is false;
+      // a response already streaming is dealt with when it closes (above).
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false
+      // server.close() refuses new connections and, on Node 20, ends idle ones; the callback runs
+      // once every connection is gone.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
-      if (inFlight > 0) {
-        logger.info({ in_flight: inFlight }, 'waiting for in-flight requests')
-        const allDone = new Promise<void>((resolve) => (drained = resolve))
-        const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref())
-        if ((await Promise.race([allDone.then(() => false), timedOut])) === true) {
-          logger.warn({ in_flight: inFlight }, 'shutdown timeout; closing remaining connections')
-        }
+      if (inFlight.size > 0) logger.info({ in_flight: inFlight.size }, 'waiting for in-flight requests')
+      let timer: NodeJS.Timeout | undefined
+      const timedOut = new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)))
+      if ((await Promise.race([closed, timedOut])) === true) {
+        logger.warn({ in_flight: inFlight.size }, 'shutdown timeout; closing remaining connections')
+        server.closeAllConnections()
       }
-      server.closeAllConnections()
+      clearTimeout(timer)
       await closed
     },
   }

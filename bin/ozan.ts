@@ -9,6 +9,9 @@ import { createApp, listen, startEngine } from '../api/index.js'
  */
 type Role = 'all' | 'api' | 'engine'
 
+/** Beyond OZAN_SHUTDOWN_TIMEOUT_MS, for the engine's recordings, mail flush and database close. */
+const SHUTDOWN_GRACE_MS = 5_000
+
 async function main(): Promise<void> {
   const arg = process.argv[2] ?? 'all'
   if (arg !== 'all' && arg !== 'api' && arg !== 'engine') {
@@ -79,9 +82,15 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'shutting down')
-    // Live calls end first (server_shutdown, recorded), then the API drains.
-    await engine?.close()
-    await server?.close(config.shutdownTimeoutMs)
+    // A backstop: should a step below hang (a recording, the mail flush), the process still exits
+    // rather than linger under a supervisor that already sent SIGTERM.
+    setTimeout(() => {
+      logger.error({ signal }, 'shutdown did not finish in time; exiting')
+      process.exit(1)
+    }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref()
+    // Both at once: the API stops accepting new connections at once (answering what is in flight
+    // with Connection: close) while live calls end with server_shutdown and are recorded.
+    await Promise.all([engine?.close(), server?.close(config.shutdownTimeoutMs)])
     await app.close()
     db.close()
     logger.info('stopped')
