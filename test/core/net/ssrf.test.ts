@@ -1,5 +1,5 @@
 import t from 'tap'
-import { addressRefusal, allowList, assertPublicUrl, embeddedIpv4, DestinationRefusedError, type ResolveHost } from '../../../core/index.js'
+import { addressRefusal, allowList, assertPublicUrl, checkHost, destinationRefusal, embeddedIpv4, DestinationRefusedError, ownAddresses, type ResolveHost } from '../../../core/index.js'
 
 /** Resolves the names it is given, like DNS would; anything else does not exist. */
 const fakeDns = (table: Record<string, string[]>): ResolveHost => async (host) => {
@@ -113,4 +113,33 @@ t.test('the operator allow-list admits its ranges only', async (t) => {
   t.equal(await refusal('http://169.254.169.254/', { allow: allowList(['169.254.0.0/16']) }), null)
   t.throws(() => allowList(['127.0.0.1']), /Not a CIDR/)
   t.throws(() => allowList(['localhost/8']), /Not a CIDR/)
+})
+
+t.test("this server's own addresses are refused (rule 4) unless allowed: its listen address, or every interface on a wildcard", async (t) => {
+  const interfaces = { eth0: [{ address: '93.184.216.34', family: 'IPv4' }, { address: '2606:2800:220:1::1', family: 'IPv6' }], lo: [{ address: '127.0.0.1', family: 'IPv4' }] } as unknown as Parameters<typeof ownAddresses>[1]
+  const wildcard = ownAddresses('0.0.0.0', interfaces)
+  t.equal(await refusal('https://93.184.216.34/', { own: wildcard }), 'self')
+  t.equal(await refusal('https://[2606:2800:220:1::1]/', { own: wildcard }), 'self')
+  t.equal(await refusal('https://[::ffff:93.184.216.34]/', { own: wildcard }), 'self', 'an IPv4-mapped spelling too')
+  t.equal(await refusal('https://93.184.216.35/', { own: wildcard }), null, 'a neighbour is not this server')
+  t.equal(await refusal('https://93.184.216.34/', { own: wildcard, allow: allowList(['93.184.216.34/32']) }), null, 'the operator may allow it')
+  const specific = ownAddresses('93.184.216.34', interfaces)
+  t.equal(await refusal('https://93.184.216.34/', { own: specific }), 'self')
+  t.equal(await refusal('https://[2606:2800:220:1::1]/', { own: specific }), null, 'a specific listen address is the only one')
+  t.equal(await refusal('https://self.example.test/', { own: specific, resolve: fakeDns({ 'self.example.test': ['93.184.216.34'] }) }), 'self', 'by name too')
+})
+
+t.test('destinationRefusal finds the refusal an SDK wrapped in causes, and nothing else', async (t) => {
+  const refusedErr = new DestinationRefusedError('loopback', '127.0.0.1')
+  const wrapped = new Error('Connection error.', { cause: new TypeError('fetch failed', { cause: refusedErr }) })
+  t.equal(destinationRefusal(wrapped), refusedErr)
+  t.equal(destinationRefusal(new Error('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })), null)
+  t.equal(destinationRefusal('not an error'), null)
+})
+
+t.test('checkHost checks a bare host as the connectors give it', async (t) => {
+  t.same(await checkHost('93.184.216.34'), [{ address: '93.184.216.34', family: 4 }])
+  await t.rejects(checkHost('::1'), { reason: 'loopback' })
+  await t.rejects(checkHost('nowhere.example.test', { resolve: fakeDns({}) }), { reason: 'unresolvable' })
+  t.same(await checkHost('::1', { allow: allowList(['::1/128']) }), [{ address: '::1', family: 6 }])
 })
