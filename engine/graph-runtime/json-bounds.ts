@@ -99,13 +99,10 @@ export function cloneJson<T>(value: T): T {
     const entries: [string | number, unknown][] = Array.isArray(from) ? from.map((v, i) => [i, v]) : Object.entries(from)
     for (const [k, v] of entries) {
       if (v === undefined && !Array.isArray(from)) continue
-      if (v === null || typeof v !== 'object') {
-        to[k] = v
-        continue
-      }
-      const copy: unknown = Array.isArray(v) ? [] : {}
-      to[k] = copy
-      stack.push({ from: v, to: copy as Record<string, unknown> })
+      const copy: unknown = v === null || typeof v !== 'object' ? v : Array.isArray(v) ? [] : {}
+      // defineProperty: an own "__proto__" key (JSON.parse makes one) stays a key, not a prototype.
+      Object.defineProperty(to, k, { value: copy, writable: true, enumerable: true, configurable: true })
+      if (v !== null && typeof v === 'object') stack.push({ from: v, to: copy as Record<string, unknown> })
     }
   }
   return rootCopy as T

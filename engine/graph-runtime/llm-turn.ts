@@ -1,6 +1,8 @@
 import type { AgentConfig } from './config.js'
 import type { Definition, WorkflowEdge, WorkflowNode } from './definition.js'
+import { RUNTIME_VALUE_BOUNDS, boundOutcome } from './guard.js'
 import type { ChatMessage, ChatTool, RuntimeEvent, RuntimeIO } from './io.js'
+import { describeExcess, jsonExcess } from './json-bounds.js'
 
 const MAX_TOOL_ROUNDS = 5
 const MAX_TOOL_RESULT_CHARS = 4000
@@ -21,7 +23,8 @@ export interface TurnParams {
   variables: Record<string, unknown>
   declared: Definition['variables']
   render: (template: string) => string
-  setVariable: (name: string, value: unknown) => void
+  /** false: the value was beyond the bounds of a variable and was not stored. */
+  setVariable: (name: string, value: unknown) => boolean
 }
 
 export interface TurnResult {
@@ -107,10 +110,17 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
       } else if (integrations.has(call.name)) {
         const ref = integrations.get(call.name)!
         const input = parseObject(call.arguments) ?? {}
+        // The model's arguments are stored with the call's events: bounded like an API request's.
+        const excess = jsonExcess(input, RUNTIME_VALUE_BOUNDS)
+        if (excess) {
+          result = JSON.stringify({ error: `arguments refused: ${describeExcess(excess).msg}` })
+          messages.push({ role: 'tool', tool_call_id: call.id, content: result })
+          continue
+        }
         emit({ kind: 'tool_call', call_id: call.id, integration: ref.integration, action: ref.action, input })
-        const outcome = io.tools ? await io.tools.run(ref, input, signal) : ({ ok: false, error: 'No tool runner is configured' } as const)
+        const outcome = boundOutcome(io.tools ? await io.tools.run(ref, input, signal) : { ok: false, error: 'No tool runner is configured' })
         emit({ kind: 'tool_result', call_id: call.id, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
-        result = JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error }).slice(0, MAX_TOOL_RESULT_CHARS)
+        result = (JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error }) ?? 'null').slice(0, MAX_TOOL_RESULT_CHARS)
       } else {
         result = JSON.stringify({ error: `Unknown tool ${call.name}` })
       }
@@ -143,11 +153,12 @@ function parseObject(json: string): Record<string, unknown> | null {
 }
 
 /** Sets only the node's own extract variables; anything else the model sends is ignored. */
-function setFromArguments(json: string, node: TurnParams['node'], set: (name: string, value: unknown) => void): string {
+function setFromArguments(json: string, node: TurnParams['node'], set: TurnParams['setVariable']): string {
   const args = parseObject(json)
   if (!args) return JSON.stringify({ error: 'arguments must be a JSON object' })
   const allowed = new Set(node.data.extract.map((x) => x.variable))
-  const stored = Object.entries(args).filter(([k, v]) => allowed.has(k) && v !== null && v !== undefined)
-  for (const [k, v] of stored) set(k, v)
-  return JSON.stringify({ stored: stored.map(([k]) => k) })
+  const offered = Object.entries(args).filter(([k, v]) => allowed.has(k) && v !== null && v !== undefined)
+  const stored = offered.filter(([k, v]) => set(k, v)).map(([k]) => k)
+  const refused = offered.map(([k]) => k).filter((k) => !stored.includes(k))
+  return JSON.stringify({ stored, ...(refused.length && { refused, reason: 'value too large or too deeply nested' }) })
 }

@@ -2,10 +2,14 @@ import type { AgentConfig } from './config.js'
 import type { Definition, WorkflowEdge, WorkflowNode } from './definition.js'
 import { outgoing, pickEdge, type Outcome } from './edges.js'
 import { extractValue } from './extract.js'
+import { IoFailures, VARIABLE_VALUE_BOUNDS, boundOutcome } from './guard.js'
 import { cloneJson } from './json-bounds.js'
 import type { RuntimeEvent, RuntimeIO } from './io.js'
+import { restateWithLlm } from './collect-llm.js'
+import { keepHeard } from './heard.js'
 import { conversationTurn } from './llm-turn.js'
-import { renderTemplate } from './templates.js'
+import { TemplateBudgetError, renderTemplate } from './templates.js'
+import { jsonExcess } from './json-bounds.js'
 
 /** A session's runtime state; plain data, stored between turns. */
 export interface RuntimeState {
@@ -35,8 +39,10 @@ const MAX_HISTORY = 100
 
 export function initialState(def: Definition, seed: Record<string, unknown> = {}): RuntimeState {
   const variables: Record<string, unknown> = {}
-  for (const v of def.variables) if (v.default !== undefined) variables[v.name] = v.default
-  for (const v of def.variables) if (seed[v.name] !== undefined) variables[v.name] = seed[v.name]
+  // defineProperty: a variable named __proto__ is a value like any other, not the object's prototype.
+  const set = (name: string, value: unknown) => Object.defineProperty(variables, name, { value: cloneJson(value), writable: true, enumerable: true, configurable: true })
+  for (const v of def.variables) if (v.default !== undefined) set(v.name, v.default)
+  for (const v of def.variables) if (Object.hasOwn(seed, v.name) && seed[v.name] !== undefined) set(v.name, seed[v.name])
   return { nodeId: null, variables, attempts: 0, history: [], started: false, ended: false, disposition: null }
 }
 
@@ -59,18 +65,21 @@ const isDiscard = (reason: unknown): boolean => reason instanceof DOMException &
 export class GraphRuntime {
   private readonly nodes: Map<string, WorkflowNode>
   private readonly edges: Map<string, WorkflowEdge[]>
+  private readonly io: RuntimeIO
+  private readonly ioFailures = new IoFailures()
   private s: RuntimeState
 
   constructor(
     private readonly def: Definition,
     private readonly config: AgentConfig,
-    private readonly io: RuntimeIO,
+    io: RuntimeIO,
     state: RuntimeState,
     /** Values for {{system.*}}: caller_number, channel, session_id … */
     private readonly system: Record<string, string> = {},
   ) {
     this.nodes = new Map(def.nodes.map((n) => [n.id, n]))
     this.edges = outgoing(def)
+    this.io = this.ioFailures.wrap(io)
     this.s = cloneJson(state)
   }
 
@@ -126,8 +135,15 @@ export class GraphRuntime {
         await new Promise<void>((r) => (wake = r))
         wake = null
       }
-      if (failure) throw failure
       if (signal.aborted) throw signal.reason ?? new DOMException('aborted', 'AbortError')
+      if (failure && this.ioFailures.has(failure)) throw failure
+      if (failure) {
+        // Not the provider's and not an abort: a failure of the runtime itself. The session ends as
+        // failed with a stable code, instead of a stack reaching the caller (a 500 on a text turn,
+        // a 1011 on a call); the events already yielded stay true of what happened.
+        yield this.internalFailure(failure)
+        yield this.finishEvent('error')
+      }
     } catch (err) {
       if (signal.aborted) {
         // The step may still be unwinding (its awaits see the abort); let it finish before
@@ -143,6 +159,11 @@ export class GraphRuntime {
   }
 
   private steps = 0
+
+  private internalFailure(err: unknown): RuntimeEvent {
+    if (err instanceof TemplateBudgetError) return { kind: 'error', code: 'template_too_large', message: err.message, retryable: false }
+    return { kind: 'error', code: 'runtime_error', message: 'The agent failed on this turn and the session was ended', retryable: false }
+  }
 
   /** Enters a node and keeps going until a node waits for the caller or the session ends. */
   private async enter(node: WorkflowNode, emit: Emit, signal: AbortSignal, pendingUser: string | null): Promise<void> {
@@ -218,7 +239,7 @@ export class GraphRuntime {
   private async answerCollect(node: Extract<WorkflowNode, { type: 'collect' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
     const options = { choices: node.data.choices, today: this.io.now() }
     let value = extractValue(node.data.value_type, text, options)
-    if (value === null && this.io.llm) value = await this.extractWithLlm(node, text, emit, signal)
+    if (value === null && this.io.llm) value = await restateWithLlm({ node, text, llm: this.io.llm, config: this.config, now: this.io.now(), prompt: this.render(node.data.prompt), emit, signal })
     if (typeof value === 'number' && ((node.data.min !== undefined && value < node.data.min) || (node.data.max !== undefined && value > node.data.max))) value = null
     if (value !== null) {
       this.setVariable(node.data.variable, value, emit)
@@ -228,44 +249,6 @@ export class GraphRuntime {
     if (this.s.attempts >= node.data.max_attempts) return this.continueFrom(node, 'max_attempts', emit, signal)
     this.say(this.render(node.data.reprompt ?? node.data.prompt), 'static', emit)
     this.s.nodeId = node.id
-  }
-
-  /**
-   * When the words do not parse (e.g. "next Tuesday" for a date), the LLM restates the value in a
-   * plain form, which the same deterministic parser must then accept: types stay exact, and a
-   * made-up answer outside the choices is still refused.
-   */
-  private async extractWithLlm(node: Extract<WorkflowNode, { type: 'collect' }>, text: string, emit: Emit, signal: AbortSignal) {
-    const forms: Record<string, string> = {
-      number: 'digits, e.g. 1500', date: `YYYY-MM-DD (today is ${this.io.now().toISOString().slice(0, 10)})`, yes_no: 'yes or no',
-      choice: `exactly one of: ${(node.data.choices ?? []).join(' | ')}`, email: 'an email address', phone: 'digits with an optional leading +', text: 'the answer itself',
-    }
-    const request = {
-      model: this.config.llm.model,
-      messages: [
-        { role: 'system' as const, content: `The caller was asked: "${this.render(node.data.prompt)}". If their reply contains the answer, call record_value with it as ${forms[node.data.value_type]}. If it does not, call no_value.` },
-        { role: 'user' as const, content: text },
-      ],
-      tools: [
-        { name: 'record_value', description: 'Record the answer', parameters: { type: 'object', properties: { value: { type: 'string' } }, required: ['value'] } },
-        { name: 'no_value', description: 'The reply holds no answer', parameters: { type: 'object', properties: {} } },
-      ],
-      temperature: 0,
-      maxTokens: 64,
-    }
-    let said: string | null = null
-    for await (const chunk of this.io.llm!.stream(request, signal)) {
-      if (chunk.kind === 'usage') emit(chunk)
-      if (chunk.kind === 'tool_call' && chunk.name === 'record_value') {
-        try {
-          const v = (JSON.parse(chunk.arguments) as { value?: unknown }).value
-          if (typeof v === 'string' || typeof v === 'number') said = String(v)
-        } catch {
-          said = null
-        }
-      }
-    }
-    return said === null ? null : extractValue(node.data.value_type, said, { choices: node.data.choices, today: this.io.now() })
   }
 
   private async continueFrom(node: WorkflowNode, outcome: Outcome, emit: Emit, signal: AbortSignal, pendingUser: string | null = null): Promise<void> {
@@ -308,9 +291,7 @@ export class GraphRuntime {
     const callId = `${node.id}-${this.steps}`
     if (node.data.say_while_running) this.say(this.render(node.data.say_while_running), 'static', emit)
     emit({ kind: 'tool_call', call_id: callId, integration, action, input })
-    const outcome = this.io.tools
-      ? await this.io.tools.run({ integration, action }, input, signal)
-      : ({ ok: false, error: 'No tool runner is configured' } as const)
+    const outcome = boundOutcome(this.io.tools ? await this.io.tools.run({ integration, action }, input, signal) : { ok: false, error: 'No tool runner is configured' })
     signal.throwIfAborted()
     emit({ kind: 'tool_result', call_id: callId, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
     if (!outcome.ok) return 'failure'
@@ -355,16 +336,24 @@ export class GraphRuntime {
     this.remember('assistant', text)
   }
 
-  private setVariable(name: string, value: unknown, emit: Emit): void {
-    this.s.variables[name] = value
+  /** Stores a value within VARIABLE_VALUE_BOUNDS; returns false (nothing stored) for one beyond them. */
+  private setVariable(name: string, value: unknown, emit: Emit): boolean {
+    if (jsonExcess(value, VARIABLE_VALUE_BOUNDS)) return false
+    // defineProperty: a variable named __proto__ is a value like any other, not the object's prototype.
+    Object.defineProperty(this.s.variables, name, { value, writable: true, enumerable: true, configurable: true })
     emit({ kind: 'variable', name, value })
+    return true
   }
 
   private finish(disposition: string, emit: Emit): void {
+    emit(this.finishEvent(disposition))
+  }
+
+  private finishEvent(disposition: string): RuntimeEvent {
     this.s.ended = true
     this.s.nodeId = null
     this.s.disposition = disposition
-    emit({ kind: 'end', disposition })
+    return { kind: 'end', disposition }
   }
 
   /** The caller speaks, so a turn is coming: the LLM client may open its connection now. */
@@ -379,25 +368,7 @@ export class GraphRuntime {
    * Call it once the turn's generation has settled, before the next turn.
    */
   replyHeard(heard: string): void {
-    const h = this.s.history
-    let from = h.length
-    while (from > 0 && h[from - 1]!.role === 'assistant') from--
-    const norm = (t: string) => t.replace(/\s+/g, ' ').trim()
-    let rest = norm(heard)
-    const kept: RuntimeState['history'] = []
-    for (const line of h.slice(from)) {
-      if (!rest) break
-      const text = norm(line.text)
-      if (rest.startsWith(text)) {
-        kept.push(line)
-        rest = rest.slice(text.length).trim()
-      } else {
-        kept.push({ role: 'assistant', text: rest })
-        rest = ''
-      }
-    }
-    if (rest) kept.push({ role: 'assistant', text: rest })
-    h.splice(from, h.length - from, ...kept)
+    keepHeard(this.s.history, heard)
   }
 
   private remember(role: 'user' | 'assistant', text: string): void {

@@ -67,6 +67,8 @@ export function validateDefinition(def: Definition): GraphProblem[] {
     if (declared.has(v.name)) add(['variables', i, 'name'], 'graph.duplicate_variable', `Variable "${v.name}" is declared twice`)
     else if ((SYSTEM_VARIABLES as readonly string[]).includes(v.name) || v.name === 'system')
       add(['variables', i, 'name'], 'graph.reserved_variable', `"${v.name}" is reserved; built-in values are read as {{system.${v.name}}}`)
+    // Names every object answers to (constructor, __proto__, toString …) would read the object's machinery.
+    else if (v.name in Object.prototype) add(['variables', i, 'name'], 'graph.reserved_variable', `"${v.name}" is reserved: every object has it`)
     declared.set(v.name, v.type)
     if (v.default !== undefined && v.default !== null && !DEFAULT_FITS[v.type]!(v.default))
       add(['variables', i, 'default'], 'graph.variable_type', `The default of "${v.name}" is not a ${v.type}${v.type === 'date' ? ' (YYYY-MM-DD)' : ''}`)
