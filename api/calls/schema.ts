@@ -1,11 +1,12 @@
 import { z } from 'zod'
+import { FREE_FORM, boundedJson } from '../http/bounded-json.js'
 import { AgentConfig, Definition } from '../../engine/graph-runtime/index.js'
 
 export const WebCallTokenRequest = z
   .object({
     workflow_uuid: z.uuid().describe('The agent to call; its newest published version runs.'),
     variables: z
-      .record(z.string().max(64), z.unknown())
+      .record(z.string().max(64), boundedJson(FREE_FORM.variable))
       .refine((v) => Object.keys(v).length <= 200, 'At most 200 variables')
       .optional()
       .describe('Values for declared variables (at most 8 KiB of JSON); unknown names are ignored.'),
@@ -21,7 +22,7 @@ export const WebCallTokenResponse = z
   .meta({ id: 'WebCallTokenResponse' })
 
 const Variables = z
-  .record(z.string().max(64), z.unknown())
+  .record(z.string().max(64), boundedJson(FREE_FORM.variable))
   .refine((v) => Object.keys(v).length <= 200, 'At most 200 variables')
   .describe('Values for declared variables (at most 8 KiB of JSON); unknown names are ignored.')
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { FREE_FORM, boundedJsonObject } from '../http/bounded-json.js'
 
 export const IntegrationPath = z.object({
   key: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/).describe('Integration key, e.g. slack.'),
@@ -40,7 +41,9 @@ export const IntegrationResponse = z
 export const RunActionRequest = z
   .object({
     action: z.string().max(60).describe("One of the integration's action names (GET /api/v1/integrations lists them)."),
-    input: z.record(z.string(), z.unknown()).default({}).describe("The action's input; its schema is the action's input_schema."),
+    input: boundedJsonObject(FREE_FORM.actionInput)
+      .default({})
+      .describe(`The action's input; its schema is the action's input_schema. It nests at most ${FREE_FORM.actionInput.maxDepth} levels and is at most ${FREE_FORM.actionInput.maxBytes} bytes of JSON.`),
   })
   .meta({ id: 'RunActionRequest' })
 
