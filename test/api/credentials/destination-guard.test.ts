@@ -2,7 +2,7 @@ import net, { type AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { startOpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
 import type { ResolveHost } from '../../../core/index.js'
-import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js'
+import { startTestApp, type Reply, type TestApp, type TestAppOptions } from '../../helpers/app.js'
 import { newOwner, type Actor } from '../../helpers/tenancy-fixtures.js'
 import { CHAT_AGENT } from '../sessions/session-fixtures.js'
 
@@ -36,7 +36,7 @@ async function counter(t: Test): Promise<{ port: number; connections: () => numb
   return { port: (server.address() as AddressInfo).port, connections: () => n }
 }
 
-async function scene(t: Test, o: TestAppOptions = {}): Promise<{ a: TestApp; owner: Actor; put: (provider: string, base_url: string) => ReturnType<TestApp['request']> }> {
+async function scene(t: Test, o: TestAppOptions = {}): Promise<{ a: TestApp; owner: Actor; put: (provider: string, base_url: string) => Promise<Reply> }> {
   const a = await startTestApp(o)
   t.teardown(() => a.close())
   const owner = await newOwner(a)
@@ -44,7 +44,7 @@ async function scene(t: Test, o: TestAppOptions = {}): Promise<{ a: TestApp; own
   return { a, owner, put }
 }
 
-async function chat(a: TestApp, token: string): Promise<(text: string) => ReturnType<TestApp['request']>> {
+async function chat(a: TestApp, token: string): Promise<(text: string) => Promise<Reply>> {
   const wf = (await a.request('POST', '/api/v1/workflows', { token, body: CHAT_AGENT })).body
   await a.request('POST', `/api/v1/workflows/${wf.id}/publish`, { token })
   const started = await a.request('POST', `/api/v1/workflows/${wf.id}/sessions`, { token })

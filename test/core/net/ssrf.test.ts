@@ -139,7 +139,8 @@ t.test('destinationRefusal finds the refusal an SDK wrapped in causes, and nothi
 
 t.test('checkHost checks a bare host as the connectors give it', async (t) => {
   t.same(await checkHost('93.184.216.34'), [{ address: '93.184.216.34', family: 4 }])
-  await t.rejects(checkHost('::1'), { reason: 'loopback' })
-  await t.rejects(checkHost('nowhere.example.test', { resolve: fakeDns({}) }), { reason: 'unresolvable' })
+  const reasonOf = (p: Promise<unknown>) => p.then(() => null, (e: DestinationRefusedError) => e.reason)
+  t.equal(await reasonOf(checkHost('::1')), 'loopback')
+  t.equal(await reasonOf(checkHost('nowhere.example.test', { resolve: fakeDns({}) })), 'unresolvable')
   t.same(await checkHost('::1', { allow: allowList(['::1/128']) }), [{ address: '::1', family: 6 }])
 })
