@@ -66,6 +66,7 @@ t.test('a call killed mid-way (SIGKILL) ends at its last recorded activity, with
   t.equal(endedAt - startedAt, endedAt - (after['started_at'] as number), 'duration counts from the recorded start')
   const events = repos.sessions.events(callId)
   t.same(events.filter((e) => e.kind.endsWith('_message')).map((e) => JSON.parse(e.data).text), ['Hello! What is your name?', 'My name is Alice.', 'Thank you. Anything else?'], 'the unflushed line is lost')
+  t.ok(events.slice(0, -1).every((e) => e.created_at >= startedAt && e.created_at <= lastEventAt), 'each event keeps the time it happened, not its batch’s (written ≥ 2 s later)')
   t.match(events.at(-1), { kind: 'end', created_at: endedAt })
   t.same(JSON.parse(events.at(-1)!.data), { disposition: 'interrupted', reason: 'interrupted' })
   t.equal(repos.sessions.abandonLive(restartAt + 1), 0, 'a second start finds nothing to mark')
