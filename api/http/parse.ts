@@ -107,7 +107,8 @@ function checkJsonBody(schema: z.ZodType, raw: unknown, problems: DetailEntry[])
   for (const { path, value } of scan.loneSurrogates)
     problems.push({ type: 'string_unicode', loc: ['body', ...path], msg: 'String should not hold an unpaired UTF-16 surrogate', input: value })
   const deep = scan.tooDeepAt
-  const reported = deep !== null && found.some((d) => d.type === 'json_too_deep' && d.loc.slice(1).every((p, i) => deep[i] === p))
+  // A field the schema already refused (its own json_too_deep, or any other entry) says enough.
+  const reported = deep !== null && found.some((d) => d.loc.slice(1).every((p, i) => deep[i] === p))
   if (deep !== null && !reported)
     problems.push({ type: 'json_too_deep', loc: ['body', ...deep], msg: `JSON may nest at most ${BODY_MAX_DEPTH} levels of objects and arrays`, ctx: { max_depth: BODY_MAX_DEPTH } })
   return body

@@ -131,7 +131,7 @@ export function toDetail(where: Location, error: z.ZodError, root: unknown): Det
     const { type, msg, ctx } = describe(issue, input)
     const entry: DetailEntry = { type, loc: [where, ...path], msg }
     const secret = path.some((p) => typeof p === 'string' && SECRET_FIELD.test(p))
-    if (input !== undefined && !secret && (typeof input !== 'object' || input === null)) entry.input = inputPreview(input)
+    if (input !== undefined && !secret && (typeof input !== 'object' || input === null)) entry.input = input
     if (ctx !== undefined) entry.ctx = ctx
     out.push(entry)
   }
