@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { arrayPage, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
-import { ApiKeyCreate, ApiKeyCreatedResponse, ApiKeyPath, ApiKeyResponse } from './schema.js'
+import { ApiKeyCreate, ApiKeyCreatedResponse, ApiKeyListQuery, ApiKeyPath, ApiKeyResponse, DEFAULT_API_KEY_PAGE_LIMITS } from './schema.js'
 import type { ApiKeyService } from './service.js'
 
 const tag = 'API keys'
@@ -16,9 +17,9 @@ export function apiKeyRoutes(keys: ApiKeyService) {
     }),
     defineRoute({
       operationId: 'api_keys_list', method: 'get', path: '/api/v1/api-keys', auth: 'A', permission: 'api_keys:read', tag,
-      summary: "The organization's API keys (never their secrets)",
-      status: 200, response: z.array(ApiKeyResponse),
-      handler: ({ auth }) => keys.list(auth),
+      summary: "The organization's API keys (never their secrets), newest first", description: pagingDescription(DEFAULT_API_KEY_PAGE_LIMITS),
+      query: ApiKeyListQuery, status: 200, response: z.array(ApiKeyResponse),
+      handler: ({ auth, query, req }) => arrayPage(req, keys.list(auth, query), query),
     }),
     defineRoute({
       operationId: 'api_keys_delete', method: 'delete', path: '/api/v1/api-keys/{key_id}', auth: 'A', permission: 'api_keys:write', tag,

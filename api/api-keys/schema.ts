@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 import { SCOPES } from '../rbac/index.js'
 
 export const ApiKeyCreate = z
@@ -33,6 +34,8 @@ export const ApiKeyCreatedResponse = ApiKeyResponse.extend({
 }).meta({ id: 'ApiKeyCreatedResponse' })
 
 export const ApiKeyPath = z.object({ key_id: z.uuid() })
+export const DEFAULT_API_KEY_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
+export const ApiKeyListQuery = z.object({ ...pageQuery(DEFAULT_API_KEY_PAGE_LIMITS) })
 
 export type ApiKeyResponseT = z.output<typeof ApiKeyResponse>
 export type ApiKeyCreatedResponseT = z.output<typeof ApiKeyCreatedResponse>

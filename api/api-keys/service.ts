@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../core/index.js'
-import type { ApiKeyRow, Repos } from '../../db/index.js'
+import type { ApiKeyRow, PageRequest, Repos } from '../../db/index.js'
 import { ApiError } from '../http/errors.js'
 import { SCOPE_PERMISSIONS, type Permission, type Scope } from '../rbac/index.js'
 import { memberPermissions } from '../security/auth-cache.js'
@@ -46,8 +46,9 @@ export class ApiKeyService {
     return { ...this.toResponse({ ...row, last_used_at: null }), key: generated.key }
   }
 
-  list(by: Principal): ApiKeyResponseT[] {
-    return this.repos.apiKeys.list(by.organizationId).map((r) => this.toResponse(r))
+  list(by: Principal, at: PageRequest): { items: ApiKeyResponseT[]; total: number } {
+    const page = this.repos.apiKeys.page(by.organizationId, at)
+    return { items: page.items.map((r) => this.toResponse(r)), total: page.total }
   }
 
   delete(by: Principal, id: string): void {

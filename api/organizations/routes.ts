@@ -1,7 +1,10 @@
 import { z } from 'zod'
+import { arrayPage, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
 import {
+  DEFAULT_ORGANIZATION_PAGE_LIMITS,
   OrganizationCreate,
+  OrganizationListQuery,
   OrganizationResponse,
   OrganizationSessionResponse,
   OrganizationSummary,
@@ -29,8 +32,9 @@ export function organizationRoutes(orgs: OrganizationService) {
     }),
     defineRoute({
       operationId: 'organizations_list', method: 'get', path: '/api/v1/organizations', auth: 'A', tag,
-      summary: "The caller's organizations", status: 200, response: z.array(OrganizationSummary),
-      handler: ({ auth }) => orgs.list(auth),
+      summary: "The caller's organizations, joined earliest first", description: pagingDescription(DEFAULT_ORGANIZATION_PAGE_LIMITS),
+      query: OrganizationListQuery, status: 200, response: z.array(OrganizationSummary),
+      handler: ({ auth, query, req }) => arrayPage(req, orgs.list(auth, query), query),
     }),
     defineRoute({
       operationId: 'organizations_create', method: 'post', path: '/api/v1/organizations', auth: 'S', tag,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 import { TokenResponse } from '../auth/schema.js'
 
 const EnvironmentSlug = z.enum(['dev', 'staging', 'prod'])
@@ -36,3 +37,6 @@ export const RegionInfo = z
   .meta({ id: 'RegionInfo' })
 
 export type OrganizationResponseT = z.output<typeof OrganizationResponse>
+
+export const DEFAULT_ORGANIZATION_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
+export const OrganizationListQuery = z.object({ ...pageQuery(DEFAULT_ORGANIZATION_PAGE_LIMITS) })

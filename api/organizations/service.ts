@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/index.js'
 import type { Region } from '../../core/config.js'
-import type { Repos } from '../../db/index.js'
+import type { PageRequest, Repos } from '../../db/index.js'
 import type { Auditor } from '../audit/auditor.js'
 import type { AccountService } from '../auth/service.js'
 import { ApiError } from '../http/errors.js'
@@ -33,8 +33,9 @@ export class OrganizationService {
     return this.response(org.id, p.userId)
   }
 
-  list(p: Principal) {
-    return this.repos.members.organizationsOf(p.userId).map((o) => ({ id: o.id, name: o.name, role: o.role_key, current: o.id === p.organizationId }))
+  list(p: Principal, at: PageRequest) {
+    const page = this.repos.members.organizationsOf(p.userId, at)
+    return { items: page.items.map((o) => ({ id: o.id, name: o.name, role: o.role_key, current: o.id === p.organizationId })), total: page.total }
   }
 
   async create(p: Principal, name: string, req: RequestInfo) {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { arrayPage, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
-import { EnvironmentResponse, ProjectCreate, ProjectPath, ProjectResponse } from './schema.js'
+import { DEFAULT_PROJECT_PAGE_LIMITS, EnvironmentResponse, ProjectCreate, ProjectListQuery, ProjectPath, ProjectResponse } from './schema.js'
 import type { ProjectService } from './service.js'
 
 const tag = 'Projects, organizations, regions'
@@ -9,8 +10,9 @@ export function projectRoutes(projects: ProjectService) {
   return [
     defineRoute({
       operationId: 'projects_list', method: 'get', path: '/api/v1/projects', auth: 'A', tag,
-      summary: "The organization's projects with their environments", status: 200, response: z.array(ProjectResponse),
-      handler: ({ auth }) => projects.list(auth),
+      summary: "The organization's projects with their environments, the default one first", description: pagingDescription(DEFAULT_PROJECT_PAGE_LIMITS),
+      query: ProjectListQuery, status: 200, response: z.array(ProjectResponse),
+      handler: ({ auth, query, req }) => arrayPage(req, projects.list(auth, query), query),
     }),
     defineRoute({
       operationId: 'projects_create', method: 'post', path: '/api/v1/projects', auth: 'A', permission: 'organization:write', tag,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 
 export const EnvironmentResponse = z
   .object({
@@ -23,3 +24,5 @@ export const ProjectResponse = z
 
 export const ProjectCreate = z.object({ name: z.string().trim().min(1).max(100) }).meta({ id: 'ProjectCreate' })
 export const ProjectPath = z.object({ project_uuid: z.uuid() })
+export const DEFAULT_PROJECT_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
+export const ProjectListQuery = z.object({ ...pageQuery(DEFAULT_PROJECT_PAGE_LIMITS) })

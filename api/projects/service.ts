@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/index.js'
-import type { EnvironmentRow, ProjectRow, Repos } from '../../db/index.js'
+import type { EnvironmentRow, PageRequest, ProjectRow, Repos } from '../../db/index.js'
 import { ApiError } from '../http/errors.js'
 import type { Principal } from '../security/principal.js'
 
@@ -12,8 +12,9 @@ export class ProjectService {
     private readonly clock: Clock,
   ) {}
 
-  list(p: Principal) {
-    return this.repos.projects.list(p.organizationId).map((row) => this.response(p, row))
+  list(p: Principal, at: PageRequest) {
+    const page = this.repos.projects.page(p.organizationId, at)
+    return { items: page.items.map((row) => this.response(p, row)), total: page.total }
   }
 
   create(p: Principal, name: string) {

@@ -1,7 +1,9 @@
 import { z } from 'zod'
+import { arrayPage, pagingDescription } from '../http/paging.js'
 import { defineRoute } from '../http/route.js'
 import {
   AcceptInviteRequest,
+  DEFAULT_RBAC_PAGE_LIMITS,
   InvitationPath,
   InvitationResponse,
   InviteRequest,
@@ -9,6 +11,7 @@ import {
   MemberResponse,
   MemberUpdate,
   PermissionInfo,
+  RbacListQuery,
   RoleCreate,
   RolePath,
   RoleResponse,
@@ -28,8 +31,9 @@ export function rbacRoutes(rbac: RbacService) {
     }),
     defineRoute({
       operationId: 'rbac_roles_list', method: 'get', path: '/api/v1/rbac/roles', auth: 'A', permission: 'roles:read', tag,
-      summary: 'Built-in and custom roles', status: 200, response: z.array(RoleResponse),
-      handler: ({ auth }) => rbac.listRoles(auth),
+      summary: 'Built-in roles, then custom roles by id', description: pagingDescription(DEFAULT_RBAC_PAGE_LIMITS),
+      query: RbacListQuery, status: 200, response: z.array(RoleResponse),
+      handler: ({ auth, query, req }) => arrayPage(req, rbac.listRoles(auth, query), query),
     }),
     defineRoute({
       operationId: 'rbac_roles_create', method: 'post', path: '/api/v1/rbac/roles', auth: 'A', permission: 'roles:write', tag,
@@ -51,8 +55,9 @@ export function rbacRoutes(rbac: RbacService) {
     }),
     defineRoute({
       operationId: 'rbac_members_list', method: 'get', path: '/api/v1/rbac/members', auth: 'A', permission: 'members:read', tag,
-      summary: 'Members of the organization', status: 200, response: z.array(MemberResponse),
-      handler: ({ auth }) => rbac.listMembers(auth),
+      summary: 'Members of the organization, longest-standing first', description: pagingDescription(DEFAULT_RBAC_PAGE_LIMITS),
+      query: RbacListQuery, status: 200, response: z.array(MemberResponse),
+      handler: ({ auth, query, req }) => arrayPage(req, rbac.listMembers(auth, query), query),
     }),
     defineRoute({
       operationId: 'rbac_members_update', method: 'patch', path: '/api/v1/rbac/members/{user_id}', auth: 'A', permission: 'members:write', tag,
@@ -75,8 +80,9 @@ export function rbacRoutes(rbac: RbacService) {
     }),
     defineRoute({
       operationId: 'rbac_invitations_list', method: 'get', path: '/api/v1/rbac/invitations', auth: 'A', permission: 'members:read', tag,
-      summary: 'Pending invitations', status: 200, response: z.array(InvitationResponse),
-      handler: ({ auth }) => rbac.listInvitations(auth),
+      summary: 'Pending invitations, newest first', description: pagingDescription(DEFAULT_RBAC_PAGE_LIMITS),
+      query: RbacListQuery, status: 200, response: z.array(InvitationResponse),
+      handler: ({ auth, query, req }) => arrayPage(req, rbac.listInvitations(auth, query), query),
     }),
     defineRoute({
       operationId: 'rbac_invitations_revoke', method: 'delete', path: '/api/v1/rbac/invitations/{invitation_id}', auth: 'A', permission: 'members:write', tag,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 import { PERMISSIONS, SCOPES, type Permission } from './permissions.js'
 
 const PermissionName = z.enum(PERMISSIONS as [Permission, ...Permission[]])
@@ -77,6 +78,9 @@ export const InvitationResponse = z
   .meta({ id: 'InvitationResponse' })
 
 export const InvitationPath = z.object({ invitation_id: z.uuid() })
+/** Roles, members and invitations share one page size. */
+export const DEFAULT_RBAC_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
+export const RbacListQuery = z.object({ ...pageQuery(DEFAULT_RBAC_PAGE_LIMITS) })
 
 export const AcceptInviteRequest = z.object({ token: z.string().min(16).max(256) }).meta({ id: 'AcceptInviteRequest' })
 

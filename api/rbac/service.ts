@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock, EventBus } from '../../core/index.js'
-import type { InvitationRow, MemberRow, Repos, RoleRow } from '../../db/index.js'
+import type { InvitationRow, MemberRow, PageRequest, Repos, RoleRow } from '../../db/index.js'
 import type { Auditor } from '../audit/auditor.js'
 import { ApiError, type Lang } from '../http/errors.js'
 import type { RequestInfo } from '../http/route.js'
@@ -35,8 +35,9 @@ export class RbacService {
     return PERMISSIONS.map((key) => ({ key, ...describePermission(key) }))
   }
 
-  listRoles(p: Principal): RoleResponseT[] {
-    return this.d.repos.roles.list(p.organizationId).map((r) => this.roleResponse(r, r.member_count))
+  listRoles(p: Principal, at: PageRequest): { items: RoleResponseT[]; total: number } {
+    const page = this.d.repos.roles.page(p.organizationId, at)
+    return { items: page.items.map((r) => this.roleResponse(r, r.member_count)), total: page.total }
   }
 
   createRole(p: Principal, input: { name: string; description: string; permissions: Permission[] }, req: RequestInfo): RoleResponseT {
@@ -74,8 +75,9 @@ export class RbacService {
     this.d.auditor.record(p, req, { action: 'role.deleted', resourceType: 'role', resourceId: String(id) })
   }
 
-  listMembers(p: Principal): MemberResponseT[] {
-    return this.d.repos.members.list(p.organizationId).map(memberResponse)
+  listMembers(p: Principal, at: PageRequest): { items: MemberResponseT[]; total: number } {
+    const page = this.d.repos.members.page(p.organizationId, at)
+    return { items: page.items.map(memberResponse), total: page.total }
   }
 
   updateMember(p: Principal, userId: string, roleId: number, req: RequestInfo): MemberResponseT {
@@ -142,8 +144,9 @@ export class RbacService {
     return this.invitationResponse({ ...row, accepted_at: null, accepted_by: null })
   }
 
-  listInvitations(p: Principal): InvitationResponseT[] {
-    return this.d.repos.invitations.listPending(p.organizationId, this.d.clock.now()).map((r) => this.invitationResponse(r))
+  listInvitations(p: Principal, at: PageRequest): { items: InvitationResponseT[]; total: number } {
+    const page = this.d.repos.invitations.pagePending(p.organizationId, this.d.clock.now(), at)
+    return { items: page.items.map((r) => this.invitationResponse(r)), total: page.total }
   }
 
   revokeInvitation(p: Principal, id: string, req: RequestInfo): void {

@@ -1,4 +1,5 @@
 import type { Db } from '../database.js'
+import type { PageRequest } from './workflows.js'
 
 export interface ApiKeyRow {
   id: string
@@ -18,6 +19,7 @@ export class ApiKeysRepo {
   private readonly insertStmt
   private readonly byLookup
   private readonly listStmt
+  private readonly countStmt
   private readonly deleteStmt
   private readonly touchStmt
 
@@ -27,9 +29,10 @@ export class ApiKeysRepo {
        VALUES (@id, @organization_id, @created_by, @name, @lookup, @secret_hash, @scopes, @created_at, @expires_at)`,
     )
     this.byLookup = db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE lookup = ?')
-    this.listStmt = db.prepare<[string], ApiKeyRow>(
-      'SELECT * FROM api_keys WHERE organization_id = ? ORDER BY created_at DESC, id',
+    this.listStmt = db.prepare<{ org: string; limit: number; offset: number }, ApiKeyRow>(
+      'SELECT * FROM api_keys WHERE organization_id = @org ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset',
     )
+    this.countStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM api_keys WHERE organization_id = ?')
     this.deleteStmt = db.prepare('DELETE FROM api_keys WHERE organization_id = ? AND id = ?')
     this.touchStmt = db.prepare(
       'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
@@ -42,8 +45,9 @@ export class ApiKeysRepo {
   findByLookup(lookup: string): ApiKeyRow | undefined {
     return this.byLookup.get(lookup)
   }
-  list(organizationId: string): ApiKeyRow[] {
-    return this.listStmt.all(organizationId)
+  /** One page of the organization's keys, newest first. */
+  page(organizationId: string, at: PageRequest): { items: ApiKeyRow[]; total: number } {
+    return { items: this.listStmt.all({ org: organizationId, limit: at.limit, offset: at.offset }), total: this.countStmt.get(organizationId)!.n }
   }
   delete(organizationId: string, id: string): boolean {
     return this.deleteStmt.run(organizationId, id).changes === 1

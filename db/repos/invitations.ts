@@ -1,4 +1,5 @@
 import type { Db } from '../database.js'
+import type { PageRequest } from './workflows.js'
 
 export interface InvitationRow {
   id: string
@@ -13,12 +14,15 @@ export interface InvitationRow {
   accepted_by: string | null
 }
 
+const PENDING = 'organization_id = @org AND accepted_at IS NULL AND expires_at > @now'
+
 export class InvitationsRepo {
   private readonly deletePendingStmt
   private readonly insertStmt
   private readonly byTokenStmt
   private readonly acceptStmt
   private readonly listPendingStmt
+  private readonly countPendingStmt
   private readonly getStmt
   private readonly revokeStmt
 
@@ -30,9 +34,10 @@ export class InvitationsRepo {
     )
     this.byTokenStmt = db.prepare<[string], InvitationRow>('SELECT * FROM invitations WHERE token_hash = ?')
     this.acceptStmt = db.prepare('UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE id = ? AND accepted_at IS NULL')
-    this.listPendingStmt = db.prepare<[string, number], InvitationRow>(
-      'SELECT * FROM invitations WHERE organization_id = ? AND accepted_at IS NULL AND expires_at > ? ORDER BY created_at DESC',
+    this.listPendingStmt = db.prepare<{ org: string; now: number; limit: number; offset: number }, InvitationRow>(
+      `SELECT * FROM invitations WHERE ${PENDING} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`,
     )
+    this.countPendingStmt = db.prepare<{ org: string; now: number }, { n: number }>(`SELECT count(*) AS n FROM invitations WHERE ${PENDING}`)
     this.getStmt = db.prepare<[string, string], InvitationRow>('SELECT * FROM invitations WHERE organization_id = ? AND id = ?')
     this.revokeStmt = db.prepare('DELETE FROM invitations WHERE organization_id = ? AND id = ? AND accepted_at IS NULL')
   }
@@ -51,8 +56,10 @@ export class InvitationsRepo {
   markAccepted(id: string, userId: string, now: number): boolean {
     return this.acceptStmt.run(now, userId, id).changes === 1
   }
-  listPending(organizationId: string, now: number): InvitationRow[] {
-    return this.listPendingStmt.all(organizationId, now)
+  /** One page of the organization's pending invitations (neither accepted nor expired at `now`), newest first. */
+  pagePending(organizationId: string, now: number, at: PageRequest): { items: InvitationRow[]; total: number } {
+    const pending = { org: organizationId, now }
+    return { items: this.listPendingStmt.all({ ...pending, limit: at.limit, offset: at.offset }), total: this.countPendingStmt.get(pending)!.n }
   }
   get(organizationId: string, id: string): InvitationRow | undefined {
     return this.getStmt.get(organizationId, id)

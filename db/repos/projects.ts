@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../database.js'
+import type { PageRequest } from './workflows.js'
 import { ENVIRONMENT_SLUGS } from './organizations.js'
 
 export interface ProjectRow {
@@ -21,6 +22,8 @@ export interface EnvironmentRow {
 /** Projects and their environments; every query is bound to one organization. */
 export class ProjectsRepo {
   private readonly listStmt
+  private readonly pageStmt
+  private readonly countStmt
   private readonly getStmt
   private readonly insertProject
   private readonly insertEnv
@@ -32,6 +35,10 @@ export class ProjectsRepo {
     this.listStmt = db.prepare<[string], ProjectRow>(
       'SELECT * FROM projects WHERE organization_id = ? ORDER BY is_default DESC, created_at, id',
     )
+    this.pageStmt = db.prepare<{ org: string; limit: number; offset: number }, ProjectRow>(
+      'SELECT * FROM projects WHERE organization_id = @org ORDER BY is_default DESC, created_at, id LIMIT @limit OFFSET @offset',
+    )
+    this.countStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM projects WHERE organization_id = ?')
     this.getStmt = db.prepare<[string, string], ProjectRow>('SELECT * FROM projects WHERE organization_id = ? AND id = ?')
     this.insertProject = db.prepare(
       'INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, 0, ?)',
@@ -54,6 +61,10 @@ export class ProjectsRepo {
 
   list(organizationId: string): ProjectRow[] {
     return this.listStmt.all(organizationId)
+  }
+  /** One page of the organization's projects: the default one first, then oldest first. */
+  page(organizationId: string, at: PageRequest): { items: ProjectRow[]; total: number } {
+    return { items: this.pageStmt.all({ org: organizationId, limit: at.limit, offset: at.offset }), total: this.countStmt.get(organizationId)!.n }
   }
   get(organizationId: string, id: string): ProjectRow | undefined {
     return this.getStmt.get(organizationId, id)

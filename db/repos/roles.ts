@@ -1,4 +1,5 @@
 import type { Db } from '../database.js'
+import type { PageRequest } from './workflows.js'
 
 export interface RoleRow {
   id: number
@@ -14,6 +15,8 @@ export interface RoleRow {
 /** Built-in roles (organization_id NULL) and each organization's custom roles. */
 export class RolesRepo {
   private readonly listStmt
+  private readonly pageStmt
+  private readonly countStmt
   private readonly getStmt
   private readonly insertStmt
   private readonly updateStmt
@@ -28,6 +31,11 @@ export class RolesRepo {
       `SELECT r.*, (SELECT count(*) FROM org_members m WHERE m.role_id = r.id AND m.organization_id = @org) AS member_count
        FROM roles r WHERE r.organization_id IS NULL OR r.organization_id = @org ORDER BY r.builtin DESC, r.id`,
     )
+    this.pageStmt = db.prepare<[{ org: string; limit: number; offset: number }], RoleRow & { member_count: number }>(
+      `SELECT r.*, (SELECT count(*) FROM org_members m WHERE m.role_id = r.id AND m.organization_id = @org) AS member_count
+       FROM roles r WHERE r.organization_id IS NULL OR r.organization_id = @org ORDER BY r.builtin DESC, r.id LIMIT @limit OFFSET @offset`,
+    )
+    this.countStmt = db.prepare<[{ org: string }], { n: number }>('SELECT count(*) AS n FROM roles WHERE organization_id IS NULL OR organization_id = @org')
     this.getStmt = db.prepare<[{ org: string; id: number }], RoleRow>(
       'SELECT * FROM roles WHERE id = @id AND (organization_id IS NULL OR organization_id = @org)',
     )
@@ -55,6 +63,10 @@ export class RolesRepo {
 
   list(organizationId: string) {
     return this.listStmt.all({ org: organizationId })
+  }
+  /** One page of the roles an organization can assign: the built-in ones first, then its own by id. */
+  page(organizationId: string, at: PageRequest) {
+    return { items: this.pageStmt.all({ org: organizationId, limit: at.limit, offset: at.offset }), total: this.countStmt.get({ org: organizationId })!.n }
   }
   /** A built-in role or one of this organization's custom roles. */
   get(organizationId: string, id: number): RoleRow | undefined {
