@@ -88,9 +88,10 @@ t.test('the plan: every voice and rate over the agent, every pause at both cues 
   t.notSame(corpusPlan({ quick: false, seed: 2 }), full, 'another seed: other pairings')
 })
 
-t.test('the corpus on disk: labelled lines, a room under the STT stand-in\'s threshold, reused on a second build', async (t) => {
-  const skip = await skipWithoutEspeak()
-  if (skip) return t.skip(skip)
+// Fails (does not skip) when CI=true and espeak-ng is missing.
+const skip = await skipWithoutEspeak()
+
+t.test('the corpus on disk: labelled lines, a room under the STT stand-in\'s threshold, reused on a second build', { skip }, async (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-cq-corpus-test-'))
   t.teardown(() => fs.rmSync(root, { recursive: true, force: true }))
   const corpus = await buildCorpus({ quick: true, seed: 1 }, root)
