@@ -33,6 +33,8 @@ function pickDist(json: unknown, path: string, p: 'p50' | 'p95' | 'p99'): number
 
 type Scenarios = Record<string, unknown>
 
+const percent = (share: number | null) => (share === null ? null : Math.round(share * 10_000) / 100)
+
 function check(scenario: string, figure: string, goal: string, unit: string, value: number | null, test: (v: number) => boolean): GoalCheck {
   return { scenario, figure, goal, unit, value, met: value === null ? null : test(value) }
 }
@@ -42,6 +44,7 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
   const rest = scenarios['rest-auth-get']
   const hooks = scenarios['webhooks']
   const kb = scenarios['knowledge-search']
+  const cq = scenarios['conversation-quality']
   const capacitySteps = voice && typeof voice === 'object' ? (voice as { capacity?: { steps?: unknown[] } }).capacity?.steps : undefined
   // A slope needs two session counts; below that the scenario's rss_per_session_mb is a placeholder.
   const rssFitted = new Set((capacitySteps ?? []).map((s) => pick(s, 'sessions'))).size >= 2
@@ -67,5 +70,12 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
     check('webhooks', 'deliveries per second', '≥ 1000', '/s', pick(hooks, 'throughput.deliveries_per_s'), (v) => v >= 1000),
     check('webhooks', 'event → arrival p99', '< 50 ms', 'ms', pick(hooks, 'latency_ms.p99'), (v) => v < 50),
     check('knowledge-search', 'search p95 at 100k chunks', '≤ 5 ms', 'ms', kbP95, (v) => v <= 5),
+    // Shares are fractions in the scenario's JSON (null when nothing of the kind was scored).
+    check('conversation-quality', 'backchannels ignored', '≥ 95 %', '%', percent(pick(cq, 'backchannels.ignored_share')), (v) => v >= 95),
+    check('conversation-quality', 'barge-ins honoured within 150 ms of onset', '≥ 95 %', '%', percent(pick(cq, 'barge_ins.in_time_share')), (v) => v >= 95),
+    check(
+      'conversation-quality', 'premature end of turn, pauses ≤ 600 ms', '0', 'turns',
+      (pick(cq, 'pauses.short_n') ?? 0) > 0 ? pick(cq, 'pauses.premature_short') : null, (v) => v === 0,
+    ),
   ]
 }

@@ -4,6 +4,8 @@
  * table per scenario) and an SVG of the voice latencies and capacity steps. Pure, so a synthetic
  * VoiceBenchResult can be checked without running a bench.
  */
+import { conversationQualityTables } from '../conversation-quality/report.js'
+import type { ConversationQualityResult } from '../conversation-quality/scores.js'
 import { checkGoals, pick, type GoalCheck } from './goals.js'
 import { chartSvg } from './report-svg.js'
 import type { CapacityStep, Distribution, VoiceBenchResult } from './result.js'
@@ -76,6 +78,8 @@ function scenarioTable(name: string, r: unknown): string[] {
       const sizes = ((r as { sizes?: unknown[] })?.sizes ?? []) as unknown[]
       return ['| chunks | p50 ms | p95 ms | p99 ms |', '|---|---|---|---|', ...sizes.map((s) => `| ${fmt(pick(s, 'chunks'), 0)} | ${fmt(pick(s, 'p50_ms'), 3)} | ${fmt(pick(s, 'p95_ms'), 3)} | ${fmt(pick(s, 'p99_ms'), 3)} |`)]
     }
+    case 'conversation-quality':
+      return conversationQualityTables(r as Partial<ConversationQualityResult>)
     default:
       return ['See the JSON report for this scenario\'s figures.']
   }
@@ -111,6 +115,7 @@ function voiceTables(r: VoiceBenchResult): string[] {
 
 function svg(input: ReportInput): string {
   const v = input.scenarios['voice-calls'] as Partial<VoiceBenchResult> | undefined
+  const cq = input.scenarios['conversation-quality'] as Partial<ConversationQualityResult> | undefined
   const dist = (d: Distribution | undefined) => (d && d.n > 0 ? d : null)
   const steps: CapacityStep[] = v?.capacity?.steps ?? []
   return chartSvg({
@@ -120,6 +125,8 @@ function svg(input: ReportInput): string {
       { label: 'engine-added', dist: dist(v?.latency?.engine_added_ms), goalMs: 15 },
       { label: 'barge-in stop (caller)', dist: dist(v?.barge_in?.stop_ms) },
       { label: 'barge-in engine part', dist: dist(v?.barge_in?.engine_stop_ms), goalMs: 10 },
+      // 95 % within 150 ms of the onset is the p95 at 150 ms (conversation-quality).
+      ...(cq ? [{ label: 'barge-in stop from onset', dist: dist(cq.barge_ins?.stop_ms), goalMs: 150 }] : []),
     ],
     steps,
   })
