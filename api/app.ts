@@ -121,7 +121,8 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
       refreshTokenTtlS: config.refreshTokenTtlS,
       verifyTokenTtlS: config.verifyTokenTtlS,
       resetTokenTtlS: config.resetTokenTtlS,
-      loginPerAccount: { burst: config.loginAccountBurst, refillPerMin: config.loginAccountRefillPerMin },
+      loginPerAccountAddress: { burst: config.loginAccountBurst, refillPerMin: config.loginAccountRefillPerMin },
+      loginPerAccount: { burst: config.loginAccountCeilingBurst, refillPerMin: config.loginAccountCeilingRefillPerMin },
       loginPerAddress: { burst: config.loginAddressBurst, refillPerMin: config.loginAddressRefillPerMin },
     },
   })

@@ -22,8 +22,12 @@ export interface Config {
   refreshTokenTtlS: number
   verifyTokenTtlS: number
   resetTokenTtlS: number
+  /** Failed sign-ins to one account from one client address (api/auth/login-throttle.ts). */
   loginAccountBurst: number
   loginAccountRefillPerMin: number
+  /** Failed sign-ins to one account from every address together. */
+  loginAccountCeilingBurst: number
+  loginAccountCeilingRefillPerMin: number
   loginAddressBurst: number
   loginAddressRefillPerMin: number
   smtpUrl: string | null
@@ -111,6 +115,8 @@ const VARIABLES = {
   OZAN_RESET_TOKEN_TTL_S: [int(60, 7 * 86_400), '3600'],
   OZAN_LOGIN_ACCOUNT_BURST: [int(1, 10_000), '10'],
   OZAN_LOGIN_ACCOUNT_REFILL_PER_MIN: [int(1, 100_000), '2'],
+  OZAN_LOGIN_ACCOUNT_CEILING_BURST: [int(1, 1_000_000), '100'],
+  OZAN_LOGIN_ACCOUNT_CEILING_REFILL_PER_MIN: [int(1, 100_000), '2'],
   OZAN_LOGIN_ADDRESS_BURST: [int(1, 100_000), '50'],
   OZAN_LOGIN_ADDRESS_REFILL_PER_MIN: [int(1, 100_000), '20'],
   OZAN_SMTP_URL: [z.url({ protocol: /^smtps?$/ }).optional(), undefined],
@@ -191,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resetTokenTtlS: v.OZAN_RESET_TOKEN_TTL_S,
     loginAccountBurst: v.OZAN_LOGIN_ACCOUNT_BURST,
     loginAccountRefillPerMin: v.OZAN_LOGIN_ACCOUNT_REFILL_PER_MIN,
+    loginAccountCeilingBurst: v.OZAN_LOGIN_ACCOUNT_CEILING_BURST,
+    loginAccountCeilingRefillPerMin: v.OZAN_LOGIN_ACCOUNT_CEILING_REFILL_PER_MIN,
     loginAddressBurst: v.OZAN_LOGIN_ADDRESS_BURST,
     loginAddressRefillPerMin: v.OZAN_LOGIN_ADDRESS_REFILL_PER_MIN,
     smtpUrl: v.OZAN_SMTP_URL ?? null,

@@ -25,7 +25,7 @@ export function authRoutes(accounts: AccountService) {
     defineRoute({
       operationId: 'auth_login', method: 'post', path: '/api/v1/auth/login', auth: 'P', tag,
       summary: 'Sign in with email and password',
-      description: 'Failed attempts are throttled per account and per client address (429 with Retry-After).',
+      description: 'Failed attempts are throttled per account and client address, per account across addresses (addresses that signed in before still pass that ceiling) and per client address (429 with Retry-After).',
       body: LoginRequest, status: 200, response: TokenResponse, errors: ['invalid_credentials', 'rate_limited'],
       handler: ({ body, req }) => accounts.login(body.email, body.password, req),
     }),

@@ -12,13 +12,18 @@ import type { AuthCache } from '../security/auth-cache.js'
 import type { Principal } from '../security/principal.js'
 import { randomToken, sha256Hex } from '../security/random.js'
 import type { BucketRule, RateLimitStore } from '../security/rate-limit.js'
+import { KnownSignInAddresses, LoginThrottle, type LoginAttempt } from './login-throttle.js'
 import type { TokenResponseT, UserResponseT } from './schema.js'
 
 export interface AccountSettings {
   refreshTokenTtlS: number
   verifyTokenTtlS: number
   resetTokenTtlS: number
+  /** Failed sign-ins to one account from one client address. */
+  loginPerAccountAddress: BucketRule
+  /** Failed sign-ins to one account from every address together: the ceiling (see LoginThrottle). */
   loginPerAccount: BucketRule
+  /** Failed sign-ins from one client address to any account. */
   loginPerAddress: BucketRule
 }
 
@@ -38,7 +43,16 @@ const FORGOT_PER_EMAIL: BucketRule = { burst: 5, refillPerMin: 1 }
 
 /** Registration, sign-in, email verification, password reset and dashboard sessions. */
 export class AccountService {
-  constructor(private readonly d: AccountDeps) {}
+  private readonly throttle: LoginThrottle
+
+  constructor(private readonly d: AccountDeps) {
+    const { loginPerAccountAddress, loginPerAccount, loginPerAddress } = d.settings
+    this.throttle = new LoginThrottle(d.limiter, new KnownSignInAddresses(d.clock), {
+      perAccountAddress: loginPerAccountAddress,
+      perAccount: loginPerAccount,
+      perAddress: loginPerAddress,
+    })
+  }
 
   async register(input: { email: string; password: string; name: string; organization_name?: string; locale: Lang }, req: RequestInfo): Promise<TokenResponseT> {
     const { repos, clock } = this.d
@@ -60,25 +74,13 @@ export class AccountService {
       return org.id
     })
     this.d.auditor.record({ organizationId: orgId, userId }, req, { action: 'user.registered', resourceType: 'user', resourceId: userId })
+    this.throttle.provenAt(input.email, req.ip)
     return this.startSession(userId, orgId)
   }
 
   async login(email: string, password: string, req: RequestInfo): Promise<TokenResponseT> {
-    const ip = req.ip
-    const { repos, limiter, settings } = this.d
-    const accountKey = `login:account:${email.trim().toLowerCase()}`
-    const addressKey = `login:address:${ip}`
-    const buckets = [[accountKey, settings.loginPerAccount], [addressKey, settings.loginPerAddress]] as const
-    // Tokens are taken before the password check and given back on success: the check takes
-    // tens of milliseconds, so a limit checked first and charged afterwards would let a whole
-    // burst of concurrent guesses through.
-    for (const [i, [key, rule]] of buckets.entries()) {
-      const state = limiter.take(key, rule)
-      if (!state.allowed) {
-        for (const [k, r] of buckets.slice(0, i)) limiter.refund(k, r)
-        throw new ApiError('rate_limited', undefined, { 'Retry-After': String(state.retryAfterS) })
-      }
-    }
+    const { repos } = this.d
+    const attempt = this.throttle.begin(email, req.ip)
     const user = repos.users.findByEmail(email.trim())
     const ok = await verifyPassword(user?.password_hash ?? null, password)
     if (!ok || !user) {
@@ -90,14 +92,30 @@ export class AccountService {
       this.d.auditor.record({ organizationId: orgId, userId: null }, req, {
         action: 'session.login_failed', resourceType: 'user', resourceId: user?.id ?? null, outcome: 'failure',
       })
+      this.recordLockouts(attempt, user?.id ?? null, orgId, req)
       throw new ApiError('invalid_credentials')
     }
-    // Only failures spend tokens, so a user who types the password right is never throttled
-    // by their own earlier successes.
-    for (const [key, rule] of buckets) limiter.refund(key, rule)
+    this.throttle.succeeded(attempt)
+    if (attempt.pastCeiling) {
+      this.d.logger.info({ event: 'login_past_ceiling', user_id: user.id, address: req.ip }, 'sign-in from a known address while the account ceiling is spent')
+    }
     const membership = this.homeMembership(user.id)
     this.d.auditor.record({ organizationId: membership.organization_id, userId: user.id }, req, { action: 'session.login', resourceType: 'user', resourceId: user.id })
     return this.startSession(user.id, membership.organization_id)
+  }
+
+  /** A failure that empties a bucket starts a lockout: one warning and one audit event, not one per refusal after it. */
+  private recordLockouts(attempt: LoginAttempt, userId: string | null, orgId: string | null, req: RequestInfo): void {
+    for (const lockout of this.throttle.failed(attempt)) {
+      this.d.logger.warn(
+        { event: 'login_lockout', scope: lockout.scope, retry_after_s: lockout.retryAfterS, user_id: userId, address: req.ip },
+        'sign-in throttled after repeated failures',
+      )
+      this.d.auditor.record({ organizationId: orgId, userId: null }, req, {
+        action: 'session.login_throttled', resourceType: 'user', resourceId: userId, outcome: 'failure',
+        metadata: { scope: lockout.scope, retry_after_s: lockout.retryAfterS },
+      })
+    }
   }
 
   async refresh(refreshToken: string, req: RequestInfo): Promise<TokenResponseT> {
@@ -180,6 +198,10 @@ export class AccountService {
     repos.users.markVerified(row.user_id, now)
     const membership = this.homeMembership(row.user_id)
     this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, { action: 'user.password_reset', resourceType: 'user', resourceId: row.user_id })
+    // Holding the mailbox and the new password is as good a proof as a sign-in; this is also the
+    // way back in for an owner refused at an unfamiliar address while the account ceiling is spent.
+    const user = repos.users.get(row.user_id)
+    if (user) this.throttle.provenAt(user.email, req.ip)
     return this.startSession(row.user_id, membership.organization_id)
   }
 

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import http from 'node:http'
 import type net from 'node:net'
 import { PassThrough, Writable } from 'node:stream'
@@ -52,7 +52,7 @@ function get(port: number, path: string, agent: http.Agent | false): { reply: Pr
 }
 
 /** A server with a fast route, a slow one held until the test lets it go, and a streamed one. */
-async function serve(t: { teardown(fn: () => unknown): void }) {
+async function serve(t: Test) {
   let arrived!: () => void
   const slowArrived = new Promise<void>((resolve) => (arrived = resolve))
   let releaseSlow!: () => void
