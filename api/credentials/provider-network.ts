@@ -19,8 +19,9 @@ export interface ProviderNetwork {
   close(): Promise<void>
 }
 
-export function providerNetwork(config: Pick<Config, 'allowPrivateCidrs' | 'host'>, resolve?: ResolveHost): ProviderNetwork {
-  const guard: GuardOptions = { allow: allowList(config.allowPrivateCidrs), own: ownAddresses(config.host), ...(resolve && { resolve }) }
+export function providerNetwork(config: Pick<Config, 'allowPrivateCidrs' | 'host' | 'engineHost'>, resolve?: ResolveHost): ProviderNetwork {
+  const own = ownAddresses([config.host, config.engineHost])
+  const guard: GuardOptions = { allow: allowList(config.allowPrivateCidrs), own, ...(resolve && { resolve }) }
   const organizationConnections = new ProviderConnections({ guard })
   return { guard, organizationConnections, close: () => organizationConnections.close() }
 }

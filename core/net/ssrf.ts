@@ -228,17 +228,19 @@ export function allAllowed(addresses: readonly ResolvedAddress[], allow: net.Blo
 }
 
 /**
- * This server's own addresses (rule 4) for the address it listens on: that address, or every
- * interface address when it listens on all of them (0.0.0.0, ::).
+ * This server's own addresses (rule 4) for the addresses it listens on (the API's, the call
+ * engine's): each one, or every interface address for one that listens on all (0.0.0.0, ::).
  */
-export function ownAddresses(listenHost: string, interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): net.BlockList {
+export function ownAddresses(listenHosts: string | readonly string[], interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): net.BlockList {
   const list = new net.BlockList()
-  const host = listenHost.replace(/^\[(.*)\]$/, '$1')
-  const wildcard = host === '' || host === '0.0.0.0' || host === '::'
-  const addresses = wildcard ? Object.values(interfaces).flatMap((list) => (list ?? []).map((i) => i.address)) : [host]
-  for (const address of addresses) {
-    const bare = address.split('%')[0]!
-    if (net.isIP(bare)) list.addAddress(bare, familyOf(bare))
+  const every = () => Object.values(interfaces).flatMap((infos) => (infos ?? []).map((i) => i.address))
+  for (const listenHost of typeof listenHosts === 'string' ? [listenHosts] : listenHosts) {
+    const host = listenHost.replace(/^\[(.*)\]$/, '$1')
+    const wildcard = host === '' || host === '0.0.0.0' || host === '::'
+    for (const address of wildcard ? every() : [host]) {
+      const bare = address.split('%')[0]!
+      if (net.isIP(bare)) list.addAddress(bare, familyOf(bare))
+    }
   }
   return list
 }

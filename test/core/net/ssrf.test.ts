@@ -127,6 +127,9 @@ t.test("this server's own addresses are refused (rule 4) unless allowed: its lis
   t.equal(await refusal('https://93.184.216.34/', { own: specific }), 'self')
   t.equal(await refusal('https://[2606:2800:220:1::1]/', { own: specific }), null, 'a specific listen address is the only one')
   t.equal(await refusal('https://self.example.test/', { own: specific, resolve: fakeDns({ 'self.example.test': ['93.184.216.34'] }) }), 'self', 'by name too')
+  const both = ownAddresses(['127.0.0.1', '[2606:2800:220:1::1]'], interfaces)
+  t.equal(await refusal('https://[2606:2800:220:1::1]/', { own: both }), 'self', "the engine's listen address as well as the API's")
+  t.equal(await refusal('https://93.184.216.34/', { own: both }), null)
 })
 
 t.test('destinationRefusal finds the refusal an SDK wrapped in causes, and nothing else', async (t) => {
