@@ -40,7 +40,10 @@ export interface OpenAiLlmOptions {
   maxRetryAfterMs: number
   /** OpenAI's reasoning models want max_completion_tokens; many compatible servers know only max_tokens. */
   maxTokensField: 'max_tokens' | 'max_completion_tokens'
-  /** The connection pool its requests go through (tests give their own). */
+  /**
+   * The connection pool its requests go through. Default: the process pool, for the operator's
+   * destinations (trusted); an organization's base URL gets a guarded pool (connections.ts).
+   */
   connections?: ProviderConnections
   /** Told before each retry (for logs and metrics; the error's message never holds the key). */
   onRetry?: (info: { attempt: number; delayMs: number; error: LlmError }) => void

@@ -26,7 +26,10 @@ export interface OpenAiTranscribeOptions {
   maxUtteranceMs: number
   /** Segments cut but not yet answered; one more fails the stream (the server cannot keep up). */
   maxPendingSegments: number
-  /** The connection pool its requests go through (tests give their own). */
+  /**
+   * The connection pool its requests go through. Default: the process pool, for the operator's
+   * destinations (trusted); an organization's base URL gets a guarded pool (connections.ts).
+   */
   connections?: ProviderConnections
 }
 

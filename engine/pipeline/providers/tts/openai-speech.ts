@@ -24,7 +24,10 @@ export interface OpenAiSpeechOptions {
   maxTextChars: number
   timeoutMs: number
   idleTimeoutMs: number
-  /** The connection pool its requests go through (tests give their own). */
+  /**
+   * The connection pool its requests go through. Default: the process pool, for the operator's
+   * destinations (trusted); an organization's base URL gets a guarded pool (connections.ts).
+   */
   connections?: ProviderConnections
 }
 
