@@ -101,3 +101,24 @@ t.test('refund gives a taken token back, never beyond burst', async (t) => {
     t.equal(limiter.take(key, rule).allowed, false, `${key} holds no more than burst`)
   }
 })
+
+t.test('beyond maxKeys a bucket that has refilled is forgotten before a drained one, however recently used', async (t) => {
+  const { clock, limiter } = store(3)
+  for (let i = 0; i < 3; i++) limiter.take('drained', rule) // empty: full again 30 s after
+  limiter.take('spent-once', rule) // full again 10 s after
+  clock.advance(15_000)
+  limiter.take('fresh', rule) // the third key
+  limiter.take('newest', rule) // a fourth: one must go
+  t.same(limiter.peek('drained', rule), { allowed: true, retryAfterS: 0 }, 'drained has refilled one and a half tokens by now')
+  limiter.take('drained', rule)
+  t.equal(limiter.peek('drained', rule).allowed, false, 'drained kept its state, though it was the least recently used')
+  t.equal(limiter.take('newest', rule).allowed, true, 'the key just written is kept')
+})
+
+t.test('under a flood of fresh keys, the bucket holding a client back longest outlives them', async (t) => {
+  const { limiter } = store(100)
+  const slow = { burst: 100, refillPerMin: 2 } // like the sign-in ceiling
+  for (let i = 0; i < 100; i++) limiter.take('ceiling', slow)
+  for (let i = 0; i < 1_000; i++) limiter.take(`flood-${i}`, rule)
+  t.same(limiter.take('ceiling', slow), { allowed: false, retryAfterS: 30 }, 'still drained, not forgotten and full again')
+})
