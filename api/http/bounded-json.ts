@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, boundedJson, boundedJsonObject, type JsonBounds } from '../../engine/graph-runtime/index.js'
+import { MAX_JSON_DEPTH, boundedJson, boundedJsonObject, pathOf, type JsonBounds, type JsonFrame } from '../../engine/graph-runtime/index.js'
 
 export { MAX_JSON_DEPTH, boundedJson, boundedJsonObject, type JsonBounds }
 
@@ -44,30 +44,32 @@ export interface BodyScan {
  */
 export function scanBody(body: unknown, maxDepth = BODY_MAX_DEPTH): BodyScan {
   const out: BodyScan = { tooDeepAt: null, loneSurrogates: [] }
-  const stack: { value: unknown; depth: number; path: (string | number)[] }[] = [{ value: body, depth: 0, path: [] }]
-  const flag = (path: (string | number)[], value: string) => {
-    if (out.loneSurrogates.length < MAX_REPORTED_STRINGS) out.loneSurrogates.push({ path, value })
+  const stack: JsonFrame[] = [{ value: body, depth: 0, key: null, parent: null }]
+  const flag = (frame: JsonFrame, value: string) => {
+    if (out.loneSurrogates.length < MAX_REPORTED_STRINGS) out.loneSurrogates.push({ path: pathOf(frame), value })
   }
   while (stack.length) {
-    const { value, depth, path } = stack.pop()!
+    const frame = stack.pop()!
+    const { value, depth } = frame
     if (typeof value === 'string') {
-      if (hasLoneSurrogate(value)) flag(path, value)
+      if (hasLoneSurrogate(value)) flag(frame, value)
       continue
     }
     if (value === null || typeof value !== 'object') continue
     if (depth + 1 > maxDepth) {
-      out.tooDeepAt ??= path
+      out.tooDeepAt ??= pathOf(frame)
       continue
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, path: [...path, i] })
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, key: i, parent: frame })
       continue
     }
     const keys = Object.keys(value)
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!
-      if (hasLoneSurrogate(key)) flag([...path, key], key)
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] })
+      const child: JsonFrame = { value: (value as Record<string, unknown>)[key], depth: depth + 1, key, parent: frame }
+      if (hasLoneSurrogate(key)) flag(child, key)
+      stack.push(child)
     }
   }
   return out

@@ -1,6 +1,6 @@
 export { Definition, Node, Edge, Condition, Variable, SYSTEM_VARIABLES, NODE_TYPES, COLLECT_TYPES, LIMITS } from './definition.js'
 export type { WorkflowNode, WorkflowEdge, EdgeCondition, NodeType } from './definition.js'
-export { MAX_JSON_DEPTH, boundedJson, boundedJsonObject, cloneJson, describeExcess, jsonExcess, type JsonBounds, type JsonExcess } from './json-bounds.js'
+export { MAX_JSON_DEPTH, boundedJson, boundedJsonObject, cloneJson, describeExcess, jsonExcess, pathOf, type Frame as JsonFrame, type JsonBounds, type JsonExcess } from './json-bounds.js'
 export { validateDefinition, type GraphProblem } from './validate.js'
 export { checkExpression, OPERATORS } from './expressions.js'
 export { checkTemplate, renderTemplate } from './templates.js'

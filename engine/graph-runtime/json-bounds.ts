@@ -37,10 +37,19 @@ function scalarBytes(v: unknown): number {
   return utf8Bytes(String(v)) + 2
 }
 
-interface Frame {
+/** A value still to visit; its path is kept as a link to its parent (copying paths is quadratic in depth). */
+export interface Frame {
   value: unknown
   depth: number
-  path: (string | number)[]
+  key: string | number | null
+  parent: Frame | null
+}
+
+/** The keys from the root down to a frame. */
+export function pathOf(frame: Frame): (string | number)[] {
+  const path: (string | number)[] = []
+  for (let f: Frame | null = frame; f && f.key !== null; f = f.parent) path.push(f.key)
+  return path.reverse()
 }
 
 /**
@@ -49,19 +58,20 @@ interface Frame {
  */
 export function jsonExcess(value: unknown, bounds: JsonBounds): JsonExcess | null {
   let bytes = 0
-  const stack: Frame[] = [{ value, depth: 0, path: [] }]
+  const stack: Frame[] = [{ value, depth: 0, key: null, parent: null }]
   while (stack.length) {
-    const { value: v, depth, path } = stack.pop()!
+    const frame = stack.pop()!
+    const { value: v, depth } = frame
     if (v === null || typeof v !== 'object') {
       // A string longer than the budget in UTF-16 units is over it in bytes too (each unit ≥ 1 byte).
       if (typeof v === 'string' && v.length > bounds.maxBytes) return { kind: 'bytes', maxBytes: bounds.maxBytes }
       bytes += scalarBytes(v)
     } else {
-      if (depth + 1 > bounds.maxDepth) return { kind: 'depth', maxDepth: bounds.maxDepth, path }
+      if (depth + 1 > bounds.maxDepth) return { kind: 'depth', maxDepth: bounds.maxDepth, path: pathOf(frame) }
       if (Array.isArray(v)) {
         bytes += 2 + Math.max(0, v.length - 1)
         if (bytes > bounds.maxBytes) return { kind: 'bytes', maxBytes: bounds.maxBytes }
-        for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: depth + 1, path: [...path, i] })
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: depth + 1, key: i, parent: frame })
       } else {
         const keys = Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined)
         bytes += 2 + Math.max(0, keys.length - 1)
@@ -70,7 +80,7 @@ export function jsonExcess(value: unknown, bounds: JsonBounds): JsonExcess | nul
           if (key.length > bounds.maxBytes) return { kind: 'bytes', maxBytes: bounds.maxBytes }
           bytes += stringBytes(key) + 1
           if (bytes > bounds.maxBytes) return { kind: 'bytes', maxBytes: bounds.maxBytes }
-          stack.push({ value: (v as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] })
+          stack.push({ value: (v as Record<string, unknown>)[key], depth: depth + 1, key, parent: frame })
         }
       }
     }

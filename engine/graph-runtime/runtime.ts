@@ -109,8 +109,15 @@ export class GraphRuntime {
 
   /** Runs one step function as an event stream, with abort restoring the starting state. */
   private async *run(signal: AbortSignal, userText: string | null, body: (emit: Emit) => Promise<void>): AsyncGenerator<RuntimeEvent> {
-    const before = cloneJson(this.s)
-    if (userText !== null) this.remember('user', userText)
+    let before: RuntimeState
+    try {
+      before = cloneJson(this.s)
+      if (userText !== null) this.remember('user', userText)
+    } catch (err) {
+      yield this.internalFailure(err)
+      yield this.finishEvent('error')
+      return
+    }
     const queue: RuntimeEvent[] = []
     let wake: (() => void) | null = null
     let done = false
@@ -135,8 +142,8 @@ export class GraphRuntime {
         await new Promise<void>((r) => (wake = r))
         wake = null
       }
+      if (failure && (signal.aborted || this.ioFailures.has(failure))) throw failure
       if (signal.aborted) throw signal.reason ?? new DOMException('aborted', 'AbortError')
-      if (failure && this.ioFailures.has(failure)) throw failure
       if (failure) {
         // Not the provider's and not an abort: a failure of the runtime itself. The session ends as
         // failed with a stable code, instead of a stack reaching the caller (a 500 on a text turn,

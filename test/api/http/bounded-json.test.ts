@@ -57,7 +57,8 @@ t.test('a schema that recurses with the body answers 422, not 500, for a body 20
 })
 
 t.test('lone high and low surrogates are refused with string_unicode at the field, keys and nested values too', async (t) => {
-  for (const [escaped, name] of [['\\ud800', 'high'], ['\\udfff', 'low'], ['ok\\ud83d', 'high at the end'], ['\\ude00ok', 'low at the start'], ['\\ude00\\ud83d', 'a pair in the wrong order']]) {
+  const cases: [string, string][] = [['\\ud800', 'high'], ['\\udfff', 'low'], ['ok\\ud83d', 'high at the end'], ['\\ude00ok', 'low at the start'], ['\\ude00\\ud83d', 'a pair in the wrong order']]
+  for (const [escaped, name] of cases) {
     const res = await raw('/api/v1/test/free-form', `{"name":"${escaped}","data":{"k":["fine","${escaped}"]}}`)
     t.equal(res.status, 422, name)
     t.same(detail(res).map((d) => [d.type, d.loc]), [['string_unicode', ['body', 'name']], ['string_unicode', ['body', 'data', 'k', 1]]], name)
