@@ -111,7 +111,13 @@ async function seed(dataDir: string, scope: { organizationId: string; environmen
 interface WindowFigures {
   callers_jitter_p99_ms: number
   wire_jitter_p99_ms: number | null
+  /** Agent audio frames the callers received in the window. */
   frames: number
+  /**
+   * frames ÷ the quiet window's: the jitter figure splits stretches at gaps (caller.ts), so an
+   * engine stalled for seconds sends less audio rather than later audio; this is where that shows.
+   */
+  audio_vs_quiet: number | null
   engine_lag_p99_ms: number
   engine_lag_max_ms: number
   engine_cpu_pct: number
@@ -141,6 +147,7 @@ async function measure(engine: EngineChild, calls: TalkingCall[], windowMs: numb
     callers_jitter_p99_ms: round(p99(jitter)),
     wire_jitter_p99_ms: wireJ && wireJ.length ? round(p99(wireJ)) : null,
     frames: jitter.length,
+    audio_vs_quiet: null,
     engine_lag_p99_ms: round(s.lagP99Ms),
     engine_lag_max_ms: round(s.lagMaxMs),
     engine_cpu_pct: Math.round(((s.cpuMs - s0.cpuMs) / (to - from)) * 100),
@@ -152,7 +159,7 @@ async function measure(engine: EngineChild, calls: TalkingCall[], windowMs: numb
 function describe(name: string, w: WindowFigures): string {
   const l = w.lists
   const lists = l ? `, lists limit=${l.limit}: ${l.workflows.rps + l.documents.rps} req/s, p99 ${l.workflows.p99_ms}/${l.documents.p99_ms} ms, ${l.workflows.bytes_per_response}/${l.documents.bytes_per_response} B (workflows/documents)` : ''
-  return `${name}: jitter p99 ${w.callers_jitter_p99_ms} ms at the callers, ${w.wire_jitter_p99_ms ?? 'n/a'} ms on the wire; engine lag p99 ${w.engine_lag_p99_ms} (max ${w.engine_lag_max_ms}) ms, cpu ${w.engine_cpu_pct}%, live ${w.live_calls}${lists}`
+  return `${name}: ${w.frames} audio frames, jitter p99 ${w.callers_jitter_p99_ms} ms at the callers, ${w.wire_jitter_p99_ms ?? 'n/a'} ms on the wire; engine lag p99 ${w.engine_lag_p99_ms} (max ${w.engine_lag_max_ms}) ms, cpu ${w.engine_cpu_pct}%, live ${w.live_calls}${lists}`
 }
 
 async function main(): Promise<void> {
@@ -209,6 +216,7 @@ async function main(): Promise<void> {
     await sleep(2000)
     const atDefault = await measure(engine, calls, windowMs, wire, { limit: defaultLimit, clients, token: org.token })
     log(describe('burst, default page', atDefault))
+    for (const w of [atMax, atDefault]) w.audio_vs_quiet = quiet.frames ? round(w.frames / quiet.frames) : null
 
     const result = {
       scenario: SCENARIO, quick,
@@ -218,7 +226,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(JSON.stringify(result, null, 2) + '\n')
     writeResult(SCENARIO, runStamp(), result)
-    const j = (w: WindowFigures) => `${w.wire_jitter_p99_ms ?? w.callers_jitter_p99_ms}/${w.engine_lag_p99_ms}`
+    const j = (w: WindowFigures) => `${w.wire_jitter_p99_ms ?? w.callers_jitter_p99_ms}/${w.engine_lag_p99_ms}${w.audio_vs_quiet === null ? '' : ` (audio ×${w.audio_vs_quiet})`}`
     const lat = (w: WindowFigures) => `${Math.max(w.lists!.workflows.p99_ms, w.lists!.documents.p99_ms)} ms, ${Math.max(w.lists!.workflows.bytes_per_response, w.lists!.documents.bytes_per_response)} B`
     process.stdout.write(
       `${SCENARIO}${quick ? ' (quick)' : ''}: ${callsN} calls, ${rows} rows each list, ${clients} clients; jitter/lag p99 (${wire ? 'wire' : 'callers'}) ms quiet ${j(quiet)}, ` +
