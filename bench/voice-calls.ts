@@ -24,7 +24,7 @@ import type { LatencyTarget, VoiceBenchResult } from './voice/result.js'
 import { END_OF_TURN_WAIT_MS, LLM_TOKENS_PER_S, setUpOrg, startProviders, type Org, type Providers } from './voice/setup.js'
 import type { BargeInTimeline, ReplyTimeline } from './voice/timeline.js'
 import { callerScript, type CallerScript, type Lang } from './voice/utterances.js'
-import { tcpdumpPath } from './voice/wire.js'
+import { describeVerdict } from './voice/verdict.js'
 import { DEFAULT_ENDPOINTER } from '../engine/turn-taking/index.js'
 
 const quick = process.argv.includes('--quick')
@@ -57,8 +57,11 @@ const msArg = (name: string) => Number(process.argv.find((a) => a.startsWith(`--
 const warmupArg = msArg('warmup-ms')
 /** `--room-dbfs=-50` (a noisy room) or `off` (digital silence): the callers' noise floor (FramePacer). */
 const roomArg = process.argv.find((a) => a.startsWith('--room-dbfs='))?.slice('--room-dbfs='.length)
-/** `--no-wire`: judge capacity by the callers' jitter even where tcpdump could capture the wire. */
-const wireCapture = !process.argv.includes('--no-wire') && tcpdumpPath() !== null && process.getuid?.() === 0
+/**
+ * `--no-wire`: judge capacity by the callers' jitter. Otherwise the wire decides, and a step whose
+ * capture cannot run (no tcpdump, not root) is marked invalid rather than judged on the callers' clock.
+ */
+const wireCapture = !process.argv.includes('--no-wire')
 const ROOM_DBFS = roomArg === undefined ? -80 : roomArg === 'off' ? null : Number(roomArg)
 if (ROOM_DBFS !== null && !(ROOM_DBFS < 0)) throw new Error(`--room-dbfs must be a negative level or off, got ${roomArg}`)
 const windowArg = msArg('window-ms')
@@ -222,10 +225,13 @@ async function main(): Promise<void> {
     }
     process.stdout.write(JSON.stringify(result, null, 2) + '\n')
     const d = (x: { p50: number; p95: number }) => `${Math.round(x.p50)}/${Math.round(x.p95)}`
+    // The step that ended the stepping, and why (verdict.ts): which clock its jitter came from.
+    const stopped = steps.find((s) => !s.ok)
     process.stdout.write(
       `voice-calls${quick ? ' (quick)' : ''}: v2v p50/p95 ${d(latency.voice_to_voice_ms)} ms (providers ${d(latency.provider_sum_ms)}), ` +
         `engine-added ${d(latency.engine_added_ms)} ms, barge-in stop ${d(barge_in.stop_ms)} ms (engine ${barge_in.engine_stop_ms.n ? d(barge_in.engine_stop_ms) : 'n/a'}), ` +
-        `${result.capacity.sessions_per_core} sessions/core, ${round(result.memory.rss_per_session_mb)} MB/session, ${latency.turns} turns in ${Math.round((performance.now() - started) / 1000)} s\n`,
+        `${result.capacity.sessions_per_core} sessions/core (judged on the ${wireCapture ? 'wire' : "callers' clock"}${stopped ? `; ${stopped.sessions} calls: ${describeVerdict(stopped)}` : ''}), ` +
+        `${round(result.memory.rss_per_session_mb)} MB/session, ${latency.turns} turns in ${Math.round((performance.now() - started) / 1000)} s\n`,
     )
     ok = true
   } finally {

@@ -13,7 +13,8 @@ import type { EngineChild } from './engine-child.js'
 import type { CapacityStep } from './result.js'
 import type { Org, Providers } from './setup.js'
 import type { Line } from './utterances.js'
-import { startWireCapture, wireJitter } from './wire.js'
+import { describeVerdict, stepVerdict } from './verdict.js'
+import { startWireCapture, wireCaptureProblem, wireJitter, type WireCapture } from './wire.js'
 
 export interface CapacityPlan {
   steps: number[]
@@ -22,7 +23,10 @@ export interface CapacityPlan {
   /** Output jitter p99 and engine loop lag p99 limits of a sustained step. */
   jitterLimitMs: number
   lagLimitMs: number
-  /** Capture the engine's outgoing audio (tcpdump) and judge by its jitter. */
+  /**
+   * Capture the engine's outgoing audio (tcpdump) and judge by its jitter; a step whose capture
+   * cannot run is then invalid (verdict.ts). False (--no-wire): judge by the callers' jitter.
+   */
   wireCapture: boolean
   log(msg: string): void
 }
@@ -79,6 +83,8 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
   const calls: TalkingCall[] = []
   const benchLag = monitorEventLoopDelay({ resolution: 10 })
   benchLag.enable()
+  const wireProblem = plan.wireCapture ? wireCaptureProblem() : null
+  if (wireProblem) log(`ERROR: the capacity steps cannot be judged on the wire: ${wireProblem}. Each step is marked invalid.`)
   try {
     for (const n of plan.steps) {
       // Ramp up at about 25 calls a second so set-up does not land all at once.
@@ -92,15 +98,19 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
       // Arrivals from earlier steps are measured already: dropping them keeps the callers' heap small.
       const cut = performance.now() - plan.warmupMs
       for (const t of calls) t.caller.forgetAudioBefore(cut)
-      const wire = plan.wireCapture ? await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-voice-wire-${process.pid}-${n}.pcap`)).catch((e: Error) => (log(`no wire capture: ${e.message}`), null)) : null
+      const wire: WireCapture | { failed: string } | null = !plan.wireCapture
+        ? null
+        : wireProblem
+          ? { failed: wireProblem }
+          : await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-voice-wire-${process.pid}-${n}.pcap`)).catch((e: Error) => ({ failed: e.message }))
       const s0 = await engine.sample()
       benchLag.reset()
       const from = performance.now()
       await sleep(plan.windowMs)
       const to = performance.now()
       const s = await engine.sample()
-      const wireFrames = wire ? await wire.stop() : null
-      const wireJ = wireFrames ? wireJitter(wireFrames) : null
+      const wireFrames = wire && 'stop' in wire ? await wire.stop().catch((e: Error) => ({ failed: `tcpdump failed to stop or its capture could not be read: ${e.message}` })) : null
+      const wireJ = wireFrames && !('failed' in wireFrames) ? wireJitter(wireFrames) : null
       const live = calls.filter((t) => t.caller.open)
       for (const t of calls.filter((x) => !x.caller.open && !x.reported)) {
         t.reported = true
@@ -130,12 +140,19 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
         sessions: n, jitter_p99_ms: round(p99(jitter)), wire_jitter_p99_ms: wireJ && wireJ.length ? round(p99(wireJ)) : null, loop_lag_p99_ms: round(s.lagP99Ms), rss_mb: round(s.rssMb), engine_cpu_pct: cpuPct,
         vad_gated_pct: vad ? Math.round((100 * vad.gated) / Math.max(1, vad.gated + vad.windows)) : null, ok: false,
       }
-      // The verdict's jitter is the wire's when captured (wire.ts says why), else the callers'.
-      const verdictJitter = step.wire_jitter_p99_ms ?? step.jitter_p99_ms
-      step.ok = live.length === n && frames > 0 && verdictJitter < plan.jitterLimitMs && step.loop_lag_p99_ms < plan.lagLimitMs
+      const failedCapture = wire && 'failed' in wire ? wire : wireFrames && 'failed' in wireFrames ? wireFrames : null
+      const verdict = stepVerdict(
+        {
+          sessions: n, live: live.length, frames, callersJitterP99Ms: step.jitter_p99_ms, loopLagP99Ms: step.loop_lag_p99_ms, benchLagP99Ms: round(benchP99),
+          wire: !plan.wireCapture ? 'off' : failedCapture ?? { jitterP99Ms: step.wire_jitter_p99_ms ?? 0, frames: wireJ?.length ?? 0 },
+        },
+        { jitterMs: plan.jitterLimitMs, lagMs: plan.lagLimitMs },
+      )
+      Object.assign(step, verdict, { bench_lag_p99_ms: round(benchP99) })
+      if (!verdict.valid) log(`ERROR: capacity step ${n} is invalid: ${verdict.invalid_reason}`)
       steps.push(step)
       const vadNote = vad ? `, vad ${vad.windows} windows in ${vad.runs} runs + ${vad.gated} gated` : ''
-      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames at the callers, ${step.wire_jitter_p99_ms ?? 'n/a'} ms on the wire (${wireJ?.length ?? 0} frames), engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${step.ok ? 'ok' : 'FAIL'}`)
+      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames at the callers, ${step.wire_jitter_p99_ms ?? 'n/a'} ms on the wire (${wireJ?.length ?? 0} frames), engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${describeVerdict(verdict)}`)
       if (benchP99 >= plan.lagLimitMs / 2) log(`warning: the bench process itself lags (p99 ${round(benchP99)} ms): jitter at ${n} sessions is partly the callers', not the engine's`)
       if (!step.ok) break
     }

@@ -83,7 +83,9 @@ function capacityPanel(y: number, steps: CapacityStep[]): string[] {
   )
   for (const s of sorted) {
     out.push(
-      `<circle cx="${x(s.sessions).toFixed(1)}" cy="${yy(jit(s)).toFixed(1)}" r="4" fill="${s.ok ? '#31a354' : '#de2d26'}"><title>${s.sessions} sessions: ${s.ok ? 'ok' : 'over the limit'}</title></circle>`,
+      s.valid === false
+        ? `<circle cx="${x(s.sessions).toFixed(1)}" cy="${yy(jit(s)).toFixed(1)}" r="4" fill="#888"><title>${s.sessions} sessions: invalid (${esc(s.invalid_reason ?? 'not judged')})</title></circle>`
+        : `<circle cx="${x(s.sessions).toFixed(1)}" cy="${yy(jit(s)).toFixed(1)}" r="4" fill="${s.ok ? '#31a354' : '#de2d26'}"><title>${s.sessions} sessions: ${s.ok ? 'ok' : `over the limit${s.jitter_clock ? `, jitter from the ${s.jitter_clock.replace(/_/g, ' ')}` : ''}`}</title></circle>`,
       text(x(s.sessions), top + H + 14, String(s.sessions), ' fill="#555" font-size="10" text-anchor="middle"'),
     )
   }

@@ -9,6 +9,7 @@ import type { ConversationQualityResult } from '../conversation-quality/scores.j
 import { checkGoals, pick, type GoalCheck } from './goals.js'
 import { chartSvg } from './report-svg.js'
 import type { CapacityStep, Distribution, VoiceBenchResult } from './result.js'
+import { describeVerdict } from './verdict.js'
 
 export type { GoalCheck } from './goals.js'
 
@@ -108,6 +109,11 @@ function voiceTables(r: VoiceBenchResult): string[] {
       '| sessions | jitter p99 ms (wire) | jitter p99 ms (callers) | loop lag p99 ms | engine CPU % | VAD windows gated % | RSS MB | ok |', '|---|---|---|---|---|---|---|---|',
       ...[...steps].sort((a, b) => a.sessions - b.sessions).map((s) => `| ${s.sessions} | ${fmt(s.wire_jitter_p99_ms)} | ${fmt(s.jitter_p99_ms)} | ${fmt(s.loop_lag_p99_ms)} | ${s.engine_cpu_pct ?? '—'} | ${s.vad_gated_pct ?? '—'} | ${fmt(s.rss_mb, 1)} | ${s.ok ? 'yes' : 'no'} |`),
     )
+    // A failing or invalid step says what failed it and which clock its jitter came from (verdict.ts).
+    const notOk = steps.filter((s) => !s.ok)
+    if (notOk.length) {
+      out.push('', ...notOk.map((s) => `- ${s.sessions} sessions: ${describeVerdict(s)}${s.bench_lag_p99_ms === undefined ? '' : ` (bench process's own loop lag p99 ${fmt(s.bench_lag_p99_ms)} ms)`}.`))
+    }
   }
   if (r.memory) out.push('', `Memory: ${fmt(r.memory.rss_per_session_mb, 3)} MB per session over a ${fmt(r.memory.baseline_rss_mb, 1)} MB baseline.`)
   return out

@@ -33,8 +33,19 @@ export interface CapacityStep {
   engine_cpu_pct?: number
   /** Caller-audio windows the VAD's silence gate skipped, % of all windows (null: no Silero). */
   vad_gated_pct?: number | null
-  /** Jitter p99 (the wire's when captured, else the callers') < 10 and loop_lag_p99_ms < 20. */
+  /** Jitter p99 (the wire's, or the callers' with --no-wire) < 10 and loop_lag_p99_ms < 20. */
   ok: boolean
+  /** False: the step could not be judged (its wire capture failed); never ok then. Absent in older results: valid. */
+  valid?: boolean
+  invalid_reason?: string
+  /** The jitter the verdict used: the wire capture's, or the callers' (--no-wire). */
+  jitter_source?: 'wire' | 'callers'
+  /** What broke a failing step's limits (verdict.ts). */
+  failed_by?: Array<'jitter' | 'loop_lag' | 'calls_lost' | 'no_frames' | 'wire_capture_failed'>
+  /** Over the jitter limit: which clock it came from (verdict.ts); null when it was not over. */
+  jitter_clock?: 'engine_loop_lag' | 'wire_capture' | 'callers_receive_clock' | null
+  /** The bench process's own loop lag p99: the callers' receive clock. */
+  bench_lag_p99_ms?: number
 }
 
 export interface VoiceBenchResult {

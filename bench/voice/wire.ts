@@ -26,6 +26,13 @@ export function tcpdumpPath(): string | null {
   return null
 }
 
+/** Why the wire cannot be captured here (what to do about it), or null when it can. */
+export function wireCaptureProblem(): string | null {
+  if (tcpdumpPath() === null) return 'tcpdump is not installed (scripts/system-packages.txt: apt-get install -y tcpdump), or pass --no-wire to judge by the callers\' clock'
+  if (process.getuid?.() !== 0) return 'capturing on loopback needs root: run the bench as root, or pass --no-wire to judge by the callers\' clock'
+  return null
+}
+
 /** Starts capturing what `port` sends on loopback into `file`; resolves once tcpdump listens. */
 export async function startWireCapture(port: number, file: string): Promise<WireCapture> {
   const bin = tcpdumpPath()
