@@ -157,3 +157,19 @@ t.test('a name with a surrogate pair (an emoji) is taken and stored byte-exact',
   t.equal(stored.hex, Buffer.from(name, 'utf8').toString('hex').toUpperCase(), 'the UTF-8 bytes of the name, no U+FFFD')
   t.equal(expectStatus(await s.send('GET', `${W}/${res.body.id}`), 200, 'get').name, name)
 })
+
+t.test('an agent whose template multiplies past the render budget answers its text run with a failed session, not a 500', async (t) => {
+  const s = await setup(t)
+  const id = await agent(s, {
+    definition: {
+      variables: [{ name: 'items', type: 'object', default: Array.from({ length: 100 }, (_, i) => i) }],
+      nodes: [{ id: 'start', type: 'start' }, { id: 'say', type: 'say', data: { text: '{{#items}}'.repeat(4) + 'x' + '{{/items}}'.repeat(4) } }, { id: 'bye', type: 'end' }],
+      edges: [{ id: 'e1', source: 'start', target: 'say' }, { id: 'e2', source: 'say', target: 'bye' }],
+    },
+  })
+  const run = await s.send('POST', `${W}/${id}/runs/text`, { body: {} })
+  t.equal(run.status, 200, run.text.slice(0, 300))
+  t.match(run.body, { status: 'failed', ended: true, disposition: 'error' })
+  const detail = expectStatus(await s.send('GET', `${W}/${id}/sessions/${run.body.session_id}`), 200, 'session')
+  t.equal(detail.error_code, 'template_too_large')
+})
