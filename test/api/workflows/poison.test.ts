@@ -119,7 +119,7 @@ t.test('knowledge-base metadata nested 20,000 levels deep is a 422, not a 500', 
   const res = await post(s, '/api/v1/knowledge-base/documents', `{"title":"Doc","text":"Some text","metadata":{"tag":${nested(20_000)}}}`)
   t.equal(res.status, 422)
   t.match(res.body.detail, [{ loc: ['body', 'metadata', 'tag'] }])
-  t.notOk(res.body.detail.some((d: { type: string }) => d.type === 'json_too_deep' && d.loc.length > 3), 'the field reports it; the body-wide ceiling adds nothing')
+  t.notOk(res.body.detail.some((d: { type: string; loc: unknown[] }) => d.type === 'json_too_deep' && d.loc.length > 3), 'the field reports it; the body-wide ceiling adds nothing')
 })
 
 // Issue #18 item 6: a 422 echoed the whole offending input; lone surrogates were stored as U+FFFD.
