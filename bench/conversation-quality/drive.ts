@@ -113,8 +113,14 @@ export async function runSituation(item: CorpusItem, corpus: Corpus, lane: Lane)
         await sleep(item.turnGapMs ?? 200)
       }
     } else {
-      const u = await say(item.lines[0]!)
+      const line = item.lines[0]!
+      const u = await say(line)
       await replyAfter(u.speechEndAt, 12_000)
+      // A turn taken at the pause leaves the rest for a turn of its own: wait for every word to be a turn's.
+      const wanted = line.text.split(/\s+/).length
+      const turnWords = () => c.timeline.events.filter((e) => e.at >= u.speechOnsetAt && e.event.type === 'transcript' && e.event.role === 'user' && e.event.final === true)
+        .reduce((n, e) => n + String(e.event.text ?? '').split(/\s+/).filter(Boolean).length, 0)
+      await c.until(() => turnWords() >= wanted, 4000, 'every word in a turn').catch(() => {})
       await sleep(300)
     }
     run.audio = c.timeline.audio.filter((a) => a.at >= t0)

@@ -161,7 +161,7 @@ export function corpusPlan({ quick, seed }: PlanOptions): ItemSpec[] {
     for (const lang of langs) {
       for (const [i, text] of LONG_TURNS[lang].entries()) {
         const usable = combos(lang).filter((x) => x.rateWpm !== 140)
-        const c = usable[(i * 2 + 1) % usable.length]!
+        const c = usable[(i + 1) % usable.length]!
         add('long_turn', lang, c.voice, c.rateWpm, { lines: [{ role: 'turn', parts: [text] }], expect: 'one turn, not cut before its end' })
       }
     }

@@ -19,8 +19,9 @@
  * `speaking`) did not happen as labelled: it is reported as invalid, never scored.
  *
  * A caller's turn (pause, long_turn, fast_turns):
- * - **premature**: a user final transcript arrived after the line's onset and before its last
- *   sample was sent: the engine ended the turn while the caller was still talking;
+ * - **premature**: the engine ended the turn before the caller was done: the line's first user
+ *   final transcript arrived before its last sample was sent, or it lacks words the caller said
+ *   after the pause (the turn was taken at the pause, and the rest becomes a turn of its own);
  * - **split**: more than one user final for the line; **answered**: agent audio after its end.
  *
  * **Heard transcript**: the agent's final transcript of the reply the caller spoke over must hold
@@ -133,12 +134,13 @@ function overAgent(run: SituationRun): SituationScore {
   }
 }
 
-/** User finals of a caller line: those before its end (premature) and those after (until `until`). */
+/** User finals of a caller line until `until`, whether the first one cut it short, and whether the agent answered it. */
 function turnOf(run: SituationRun, line: SpokenLine, until: number) {
   const finals = run.events.filter((e) => isUserFinal(e) && e.at > line.onsetAt && e.at <= until)
-  const early = finals.filter((e) => e.at < line.endAt)
+  const first = finals[0]
+  const cut = first !== undefined && (first.at < line.endAt || words(String(first.event.text ?? '')).length < words(line.text).length)
   const answered = run.audio.some((a) => a.at > line.endAt && a.at <= until)
-  return { finals, early, answered }
+  return { finals, cut, answered }
 }
 
 function callerTurns(run: SituationRun): SituationScore {
@@ -158,7 +160,7 @@ function callerTurns(run: SituationRun): SituationScore {
   const line = turns[0]!
   const t = turnOf(run, line, Infinity)
   return {
-    ...base, type: run.type as TurnScore['type'], pause_ms: line.pauseMs ?? null, cue: line.cue ?? null, premature: t.early.length > 0, split: t.finals.length > 1,
+    ...base, type: run.type as TurnScore['type'], pause_ms: line.pauseMs ?? null, cue: line.cue ?? null, premature: t.cut, split: t.finals.length > 1,
     joined: t.finals.length === 1 && t.finals[0]!.event.text === line.text, answered: t.answered,
   }
 }
