@@ -219,8 +219,9 @@ export class ProviderConnections {
     return guardedAgent(protocol === 'wss:' || protocol === 'https:' ? 'wss:' : 'ws:', this.o.guard, onRefused)
   }
 
-  /** Closes the warm connections and the pool. */
+  /** Closes the warm connections and the pool. A second call is a no-op (undici rejects it). */
   async close(): Promise<void> {
+    if (this.closed) return
     this.closed = true
     for (const [key, list] of this.warm) for (const w of [...list]) this.discard(key, w)
     await this.agent.close()
