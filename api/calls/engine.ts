@@ -5,7 +5,7 @@
  * CallSession over the workflow's newest published version, recorded as a session of channel "web".
  */
 import type { Config, Logger } from '../../core/index.js'
-import { AgentConfig, Definition, GraphRuntime, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
+import { type AgentConfig, GraphRuntime, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import { CallSession } from '../../engine/pipeline/call/index.js'
 import { TtsCache } from '../../engine/pipeline/providers/tts/cache.js'
 import { CloseCode, MAX_PAYLOAD_BYTES, createSocketServer, createWebCallGate, events, type SocketKind, type WebCall } from '../../engine/server/index.js'
@@ -15,6 +15,7 @@ import type { Services } from '../app.js'
 import { ApiError } from '../http/errors.js'
 import { WEB_CALL_PATH } from './service.js'
 import { SessionCallRecorder } from './session-recorder.js'
+import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 
 /** The end-of-turn strategy the agent's config names. */
 function turnStrategy(agent: AgentConfig): TurnStrategy {
@@ -55,7 +56,7 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
       return { pending: true, workflowId: row.workflow_id, version: row.workflow_version, definition: row.definition, config: row.config, state: JSON.parse(row.state) as RuntimeState }
     }
     const picked = services.sessions.published(scope, call.claims.workflowId!)
-    const def = Definition.parse(JSON.parse(picked.definition))
+    const def = storedDefinition(picked.definition)
     return { pending: false, workflowId: picked.workflow.id, version: picked.version, definition: picked.definition, config: picked.config, state: initialState(def, call.variables) }
   }
 
@@ -65,8 +66,8 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
     let recorder: SessionCallRecorder | null = null
     try {
       const picked = agentOf(call, scope)
-      const def = Definition.parse(JSON.parse(picked.definition))
-      const agent = AgentConfig.parse(JSON.parse(picked.config))
+      const def = storedDefinition(picked.definition)
+      const agent = storedConfig(picked.config)
       const voice = services.sessions.voiceProviders(scope.organizationId, agent)
       const state = picked.state
       recorder = new SessionCallRecorder({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock, Config } from '../../core/index.js'
 import type { Repos, SessionChannel, SessionRow } from '../../db/index.js'
-import { AgentConfig, Definition, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
+import { AgentConfig, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import { InProcessCallControlBus, InProcessLiveCalls, MAX_VARIABLES_BYTES, WebCallTokenError, WebCallTokens, type CallControl, type CallControlBus, type LiveCalls, type MintRequest } from '../../engine/calls/index.js'
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
@@ -10,6 +10,7 @@ import type { SessionAgent, SessionService } from '../sessions/service.js'
 import { assertValid } from '../workflows/service.js'
 import type { CallCreateT, CallListQueryT } from './schema.js'
 import { assertVoiceReady } from './voice-readiness.js'
+import { storedDefinition } from '../sessions/stored-agent.js'
 
 /** What web calls share between the API (minting) and the engine (admitting): one of each per process. */
 export interface WebCalls {
@@ -88,7 +89,7 @@ export class CallService {
     assertVoiceReady(this.d.sessions, scopeOf(p), agent)
     // The cap counts live voice calls; a pending one takes its slot when the browser connects.
     if (!this.d.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
-    const def = Definition.parse(JSON.parse(agent.definition))
+    const def = storedDefinition(agent.definition)
     const state = initialState(def, body.variables)
     const id = randomUUID()
     const now = this.d.clock.now()

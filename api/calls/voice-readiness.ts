@@ -6,9 +6,10 @@
  * never disagree about the same credentials.
  */
 import type { Scope } from '../../db/index.js'
-import { AgentConfig, Definition } from '../../engine/graph-runtime/index.js'
+import type { Definition } from '../../engine/graph-runtime/index.js'
 import { ApiError } from '../http/errors.js'
 import type { SessionAgent, SessionService } from '../sessions/service.js'
+import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 
 const LLM_MISSING =
   'The agent\'s LLM provider is "openai" (its conversation nodes or LLM first message need it), and no OpenAI key is available: ' +
@@ -19,8 +20,8 @@ const LLM_MISSING =
  * default), text-to-speech (espeak, the default, needs no key), then the LLM when the graph needs one.
  */
 export function assertVoiceReady(sessions: SessionService, scope: Scope, agent: Pick<SessionAgent, 'definition' | 'config'>): void {
-  sessions.voiceProviders(scope.organizationId, AgentConfig.parse(JSON.parse(agent.config)))
-  if (needsLlm(Definition.parse(JSON.parse(agent.definition))) && sessions.runtimeIO(scope).llm === undefined) throw new ApiError('provider_not_configured', `${LLM_MISSING}.`)
+  sessions.voiceProviders(scope.organizationId, storedConfig(agent.config))
+  if (needsLlm(storedDefinition(agent.definition)) && sessions.runtimeIO(scope).llm === undefined) throw new ApiError('provider_not_configured', `${LLM_MISSING}.`)
 }
 
 /**

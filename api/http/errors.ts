@@ -29,6 +29,7 @@ export const ERRORS = {
   role_in_use: [409, 'The role is still assigned to members or offered by invitations.', 'Rol hâlâ üyelere atanmış ya da davetlerde sunuluyor.'],
   role_exists: [409, 'A role with this name already exists.', 'Bu adla bir rol zaten var.'],
   already_in_environment: [409, 'The target environment already holds this agent.', 'Hedef ortamda bu ajan zaten var.'],
+  agent_invalid: [409, "The agent's saved definition or config no longer passes validation: save a corrected one, then publish.", 'Ajanın kayıtlı tanımı ya da yapılandırması artık doğrulamadan geçmiyor: düzeltilmiş halini kaydedip yayımlayın.'],
   no_published_version: [409, 'The agent has no published version yet: publish it, or ask for the draft with use_draft.', 'Ajanın henüz yayımlanmış sürümü yok: yayımlayın ya da use_draft ile taslağı isteyin.'],
   session_ended: [409, 'The session has ended.', 'Oturum sona erdi.'],
   voice_session: [409, 'This session is a voice call: it takes audio over its socket, and POST /api/v1/calls/{call_uuid}/control.', 'Bu oturum bir sesli arama: sesi soketinden alır; POST /api/v1/calls/{call_uuid}/control kullanın.'],

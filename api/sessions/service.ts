@@ -3,7 +3,6 @@ import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos, SessionRow, WorkflowRow } from '../../db/index.js'
 import {
   AgentConfig,
-  Definition,
   GraphRuntime,
   initialState,
   type KnowledgeBase,
@@ -22,6 +21,7 @@ import type { TurnFields } from './schema.js'
 import { completionReport } from './report.js'
 import { decodeVoiceAudio, noSpeech, speechApiError, synthesize, transcribe, wavAudio } from './voice.js'
 import type { VoiceProvidersFor } from './voice-providers.js'
+import { storedConfig, storedDefinition } from './stored-agent.js'
 
 /** A text turn that takes longer than this is aborted (the session stays as it was). */
 export const TURN_TIMEOUT_MS = 120_000
@@ -80,7 +80,7 @@ export class SessionService {
    * runs its opening. A failed opening removes the session unannounced: starting again is the retry.
    */
   async open(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: 'chat' | 'run'): Promise<TurnFields> {
-    const def = Definition.parse(JSON.parse(agent.definition))
+    const def = storedDefinition(agent.definition)
     const now = this.d.clock.now()
     const id = randomUUID()
     const state = initialState(def, variables)
@@ -150,7 +150,7 @@ export class SessionService {
     const turn = await this.callerTurn(p, workflowId, sessionId, async (row) => {
       const pcm = decodeVoiceAudio(body)
       if (!this.d.voiceFor) throw new ApiError('provider_not_configured', 'Voice turns are not configured on this server.')
-      speech = this.d.voiceFor(p.organizationId, AgentConfig.parse(JSON.parse(row.config)))
+      speech = this.d.voiceFor(p.organizationId, storedConfig(row.config))
       const signal = AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS)
       try {
         transcript = await transcribe(speech.stt, pcm, speech.sttLanguage, signal)
@@ -276,8 +276,8 @@ export class SessionService {
 
   /** Runs the opening (text null) or one caller turn, then stores the outcome in one transaction. */
   private async advance(p: Principal, row: SessionRow, text: string | null): Promise<TurnFields> {
-    const def = Definition.parse(JSON.parse(row.definition))
-    const config = AgentConfig.parse(JSON.parse(row.config))
+    const def = storedDefinition(row.definition)
+    const config = storedConfig(row.config)
     const io: RuntimeIO = {
       llm: this.d.llmFor?.(p.organizationId),
       tools: this.d.toolsFor?.(p.organizationId),

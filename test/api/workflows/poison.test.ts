@@ -173,3 +173,31 @@ t.test('an agent whose template multiplies past the render budget answers its te
   const detail = expectStatus(await s.send('GET', `${W}/${id}/sessions/${run.body.session_id}`), 200, 'session')
   t.equal(detail.error_code, 'template_too_large')
 })
+
+t.test('an agent saved before the bounds (a 2,000-deep default already in its published row) answers 409 agent_invalid, never 500', async (t) => {
+  const s = await setup(t)
+  const res = await post(s, W, `{"name":"Legacy","definition":${graphWithDefault(nested(32))}}`)
+  t.equal(res.status, 201, res.text.slice(0, 300))
+  const id = res.body.id as string
+  expectStatus(await s.send('POST', `${W}/${id}/publish`), 200, 'publish')
+  // What an older server let through: the row as it was stored, below the API's validation.
+  // Published versions are immutable by trigger; the test lifts it for this one write and puts it back.
+  const trigger = (s.a.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'workflow_versions_immutable'").get() as { sql: string }).sql
+  s.a.db.exec('DROP TRIGGER workflow_versions_immutable')
+  s.a.db.prepare('UPDATE workflow_versions SET definition = ? WHERE workflow_id = ?').run(graphWithDefault(nested(2_000)), id)
+  s.a.db.exec(trigger)
+  for (const [path, body] of [
+    [`${W}/${id}/runs/text`, { input: 'hello' }],
+    [`${W}/${id}/sessions`, {}],
+    ['/api/v1/calls', { channel: 'chat', workflow_uuid: id }],
+  ] as const) {
+    const run = await s.send('POST', path, { body })
+    t.equal(run.status, 409, `${path}: ${run.text.slice(0, 300)}`)
+    t.equal(run.body.error.code, 'agent_invalid')
+    t.match(run.body.error.message, /saved definition no longer passes validation .*PUT \/api\/v1\/workflows\/\{workflow_uuid\}\/definition/)
+  }
+  // Saving the draft again and publishing cures it.
+  expectStatus(await post(s, `${W}/${id}/definition`, graphWithDefault(nested(3)), 'PUT'), 200, 'put')
+  expectStatus(await s.send('POST', `${W}/${id}/publish`), 200, 'publish')
+  t.equal((await s.send('POST', `${W}/${id}/runs/text`, { body: { input: 'hello' } })).status, 200)
+})
