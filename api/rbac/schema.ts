@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { Email } from '../auth/schema.js'
 import { DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 import { PERMISSIONS, SCOPES, type Permission } from './permissions.js'
 
@@ -62,7 +63,7 @@ export const MemberUpdate = z.object({ role_id: z.number().int().min(1) }).meta(
 export const MemberPath = z.object({ user_id: z.uuid() })
 
 export const InviteRequest = z
-  .object({ email: z.email().max(254), role_id: z.number().int().min(1), locale: z.enum(['en', 'tr']).optional() })
+  .object({ email: Email, role_id: z.number().int().min(1), locale: z.enum(['en', 'tr']).optional() })
   .meta({ id: 'InviteRequest' })
 
 export const InvitationResponse = z
