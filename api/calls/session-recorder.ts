@@ -107,7 +107,7 @@ export class SessionCallRecorder implements CallRecorder {
       this.usage.p += Number(data['prompt_tokens'] ?? 0) || 0
       this.usage.c += Number(data['completion_tokens'] ?? 0) || 0
     }
-    if (kind === 'error' && this.errorCode === null && typeof data['code'] === 'string') this.errorCode = data['code']
+    if ((kind === 'error' || kind === 'runtime_error') && this.errorCode === null && typeof data['code'] === 'string') this.errorCode = data['code']
     if (kind === 'socket_closed' && typeof data['code'] === 'number') this.closeCode = data['code']
     if (kind === 'tool_call') {
       // Announced when it happens (a receiver may act on it during the call), but off the audio
@@ -191,13 +191,16 @@ export class SessionCallRecorder implements CallRecorder {
   private write(reason: CallEndReason): void {
     const o = this.o
     const now = o.clock.now()
-    const failed = reason === 'error' || reason === 'server_shutdown' || reason === 'protocol_error'
     const state = structuredClone(this.finalState())
     const disposition = reason === 'agent_ended' && state.disposition ? state.disposition : reason
+    // The graph runtime ends a call it failed on itself (runtime_error, template_too_large) with
+    // disposition "error": a failure with its code, as the same failure in a text session is.
+    const runtimeFailed = disposition === 'error' && this.errorCode !== null
+    const failed = reason === 'error' || reason === 'server_shutdown' || reason === 'protocol_error' || runtimeFailed
     state.ended = true
     state.nodeId = null
     state.disposition = disposition
-    const errorCode = failed ? (reason === 'error' ? (this.errorCode ?? 'internal_error') : reason) : null
+    const errorCode = failed ? (reason === 'error' || runtimeFailed ? (this.errorCode ?? 'internal_error') : reason) : null
     if (this.dropped) this.buffered.push({ kind: 'events_dropped', data: { count: this.dropped }, at: now })
     this.buffered.push({ kind: 'end', data: { disposition, reason, ...(this.closeCode !== null && { close_code: this.closeCode }) }, at: now })
     o.repos.sessions.saveTurn(

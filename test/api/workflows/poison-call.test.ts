@@ -49,7 +49,6 @@ t.test('a call whose greeting overruns the render budget gets an error event, en
     const list = expectStatus(await s.a.request('GET', `/api/v1/sessions?channel=web&workflow_uuid=${id}`, { token: s.owner.token }), 200, 'list')
     if (list[0]) detail = expectStatus(await s.a.request('GET', `${W}/${id}/sessions/${list[0].id}`, { token: s.owner.token }), 200, 'detail')
   }
-  // How a call record files a graph error (status, error_code) is the call recorder's; the
-  // disposition says the agent's graph ended it in error.
-  t.match(detail, { disposition: 'error' })
+  // The graph ended it in error: a failed call with the runtime's code, as a text session records it.
+  t.match(detail, { status: 'failed', disposition: 'error', error_code: 'template_too_large' })
 })
