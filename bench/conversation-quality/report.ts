@@ -27,6 +27,7 @@ export function conversationQualityTables(r: Partial<ConversationQualityResult>)
     `| backchannels, coughs, clicks | false-interruption resumes (paused, then went on) | ${num(r.false_interruption_resumes, 0)} |`,
     `| barge-ins | honoured | ${of(bi?.honoured, bi?.n)} (${pct(bi?.honoured_share)}) |`,
     `| barge-ins | honoured within 150 ms of onset | ${of(bi?.in_time, bi?.n)} (${pct(bi?.in_time_share)}) |`,
+    `| barge-ins | paused, then talked on before giving up the turn | ${of(bi?.resumed, bi?.n)} |`,
     `| barge-ins | stop from speech onset (ms) | ${dist(bi?.stop_ms)} |`,
     `| barge-ins | engine decision → paused (ms) | ${dist(bi?.engine_stop_ms)} |`,
     `| pauses ≤ ${num(p?.goal_max_pause_ms, 0)} ms | premature end of turn | ${of(p?.premature_short, p?.short_n)} |`,

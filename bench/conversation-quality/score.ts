@@ -15,6 +15,8 @@
  * - **honoured** (barge_in) = interrupted; its **stop latency** = the last agent audio that arrived
  *   before the `clear` − the onset of the caller's speech, the engine's whole share (VAD, decision,
  *   playout) without the client's playback buffer; **in time** = honoured and ≤ BARGE_IN_GOAL_MS.
+ *   An engine that paused, resumed and was cut later stopped for good only then: its latency is the
+ *   last audio's, and the barge-in also counts as `resumed`.
  * A situation whose agent was not speaking at the onset (its last `status` before it was not
  * `speaking`) did not happen as labelled: it is reported as invalid, never scored.
  *
@@ -129,7 +131,7 @@ function overAgent(run: SituationRun): SituationScore {
   const stopMs = lastAudio === null ? null : Math.round((lastAudio - event.onsetAt) * 100) / 100
   const metrics = after.find((e) => e.event.type === 'metrics' && typeof e.event.barge_in_stop_ms === 'number')
   return {
-    ...base, type: 'barge_in', honoured: interrupted, stop_ms: stopMs, in_time: interrupted && stopMs !== null && stopMs <= BARGE_IN_GOAL_MS,
+    ...base, type: 'barge_in', honoured: interrupted, stop_ms: stopMs, in_time: interrupted && stopMs !== null && stopMs <= BARGE_IN_GOAL_MS, resumed,
     engine_stop_ms: metrics ? (metrics.event.barge_in_stop_ms as number) : null, heard,
   }
 }
@@ -202,7 +204,7 @@ export function scoreRuns(runs: SituationRun[]): ConversationQualityScores {
     noise: { n: noises.length, ignored: count(noises, (s) => s.ignored), ignored_share: share(count(noises, (s) => s.ignored), noises.length), interrupted: count(noises, (s) => s.interrupted), user_turns: count(noises, (s) => s.user_turn), resumed: count(noises, (s) => s.resumed) },
     barge_ins: {
       n: barges.length, honoured: count(barges, (s) => s.honoured), honoured_share: share(count(barges, (s) => s.honoured), barges.length),
-      in_time: count(barges, (s) => s.in_time), in_time_share: share(count(barges, (s) => s.in_time), barges.length),
+      in_time: count(barges, (s) => s.in_time), in_time_share: share(count(barges, (s) => s.in_time), barges.length), resumed: count(barges, (s) => s.resumed),
       stop_ms: distribution(barges.flatMap((s) => (s.honoured && s.stop_ms !== null ? [s.stop_ms] : []))),
       engine_stop_ms: distribution(barges.flatMap((s) => (s.engine_stop_ms !== null ? [s.engine_stop_ms] : []))),
     },

@@ -25,7 +25,8 @@ interface Base {
 }
 
 export type OverAgentScore = Base & { type: 'backchannel' | 'noise'; ignored: boolean; interrupted: boolean; user_turn: boolean; resumed: boolean; stopped_ms: number; heard: HeardCheck | null }
-export type BargeInScore = Base & { type: 'barge_in'; honoured: boolean; stop_ms: number | null; in_time: boolean; engine_stop_ms: number | null; heard: HeardCheck | null }
+/** `resumed`: the engine paused for the caller, then went on with the reply before (or instead of) giving up the turn. */
+export type BargeInScore = Base & { type: 'barge_in'; honoured: boolean; stop_ms: number | null; in_time: boolean; resumed: boolean; engine_stop_ms: number | null; heard: HeardCheck | null }
 export type TurnScore = Base & { type: 'pause' | 'long_turn'; pause_ms: number | null; cue: Cue | null; premature: boolean; split: boolean; joined: boolean; answered: boolean }
 export type FastTurnsScore = Base & { type: 'fast_turns'; turns: number; answered: number; exact: number }
 /** A situation that could not be staged as labelled: reported, never scored. */
@@ -63,7 +64,9 @@ export interface ConversationQualityScores {
     /** Honoured with the agent's audio stopped within 150 ms of the speech onset. */
     in_time: number
     in_time_share: number | null
-    /** Last agent audio − speech onset, honoured barge-ins. */
+    /** Paused for the caller, then talked on (a false-interruption resume of a real barge-in). */
+    resumed: number
+    /** Last agent audio before the `clear` − speech onset, honoured barge-ins (a resume in between counts in it). */
     stop_ms: Distribution
     /** The engine's own `barge_in_stop_ms` (VAD decision → playout paused). */
     engine_stop_ms: Distribution

@@ -71,8 +71,15 @@ t.test('a barge-in: honoured when the agent is cut, its stop latency from the on
   t.match(scoreSituation(at(ONSET + 170)), { honoured: true, stop_ms: 170, in_time: false }, 'honoured at 170 ms counts as late')
   t.match(scoreSituation(at(ONSET + 150)), { in_time: true }, '150 ms is within the goal')
   t.match(scoreSituation(overAgent('barge_in')), { honoured: false, stop_ms: null, in_time: false }, 'talked through: not honoured')
+  const comeback = overAgent('barge_in', {
+    audio: [...frames(1000, ONSET + 300), ...frames(ONSET + 2000, ONSET + 3000), { at: ONSET + 3000, bytes: 640 }],
+    events: [status(1000, 'speaking'), clear(ONSET + 3100), agentFinal(ONSET + 3100, 'One two three. Four five six', true)],
+    engine: { bargeIn: ['pause', 'resume'], backchannels: [] },
+  })
+  t.match(scoreSituation(comeback), { honoured: true, resumed: true, stop_ms: 3000, in_time: false }, 'paused at 300 ms, talked on, cut at 3 s: stopped for good at 3 s')
   const r = scoreRuns([at(ONSET + 120), at(ONSET + 170), overAgent('barge_in')])
-  t.match(r.barge_ins, { n: 3, honoured: 2, in_time: 1, in_time_share: 0.3333, stop_ms: { n: 2, p50: 120, max: 170 } })
+  t.match(r.barge_ins, { n: 3, honoured: 2, in_time: 1, in_time_share: 0.3333, resumed: 0, stop_ms: { n: 2, p50: 120, max: 170 } })
+  t.equal(scoreRuns([comeback]).barge_ins.resumed, 1)
   t.match(r.goals.find((g) => g.figure.startsWith('barge-ins honoured')), { value: 33.33, met: false })
 })
 
