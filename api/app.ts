@@ -137,10 +137,11 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
     const connections = access?.origin === 'organization' ? { connections: organizationConnections } : {}
     return access && new OpenAiLlm({ apiKey: access.apiKey, baseURL: access.baseURL, timeoutMs: config.llmTimeoutMs, ...connections })
   }
-  const integrations = new IntegrationService({ repos, credentials, auditor, logger, allowCidrs: config.allowPrivateCidrs, timeoutMs: config.integrationTimeoutMs, resolve: deps.resolve })
+  const integrations = new IntegrationService({ repos, credentials, auditor, logger, guard: providers.guard, timeoutMs: config.integrationTimeoutMs })
   // Hybrid ranking when OZAN_EMBEDDINGS_MODEL is set: embeddings by the LLM's key and base URL.
   const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, accessFor: openAiAccess, logger, organizationConnections } })
-  const guard = { allow: allowList(config.allowPrivateCidrs), resolve: deps.resolve }
+  // One guard for every destination an organization aims: webhooks, integrations, provider base URLs.
+  const guard = providers.guard
   const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   const webhookDispatcher = new WebhookDispatcher({
     repos, sealer, clock, logger, guard, options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint, retentionDays: config.webhookRetentionDays },

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { z } from 'zod'
-import { allowList, type Logger, type ResolveHost } from '../../core/index.js'
+import type { GuardOptions, Logger } from '../../core/index.js'
 import type { Repos } from '../../db/index.js'
 import type { ToolOutcome, ToolRunner } from '../../engine/graph-runtime/index.js'
 import type { Auditor } from '../audit/auditor.js'
@@ -25,12 +25,10 @@ export interface IntegrationDeps {
   credentials: CredentialService
   auditor: Auditor
   logger: Logger
-  /** OZAN_ALLOW_PRIVATE_CIDRS: ranges outbound requests may reach although private. */
-  allowCidrs: readonly string[]
+  /** The outbound guard (OZAN_ALLOW_PRIVATE_CIDRS, this server's own addresses, the resolver). */
+  guard: GuardOptions
   /** OZAN_INTEGRATION_TIMEOUT_MS: default deadline of one provider request. */
   timeoutMs: number
-  /** Tests may point host names anywhere; the system resolver otherwise. */
-  resolve?: ResolveHost
 }
 
 /** Why an action cannot start; the API and the tool runner word it each their own way. */
@@ -43,11 +41,9 @@ type Ready = { integration: IntegrationDef; action: ActionDef; input: unknown; c
 
 /** The integration catalog, and running its actions with the organization's stored credentials. */
 export class IntegrationService {
-  private readonly allow
   private readonly schemas = new Map<ActionDef, Record<string, unknown>>()
 
   constructor(private readonly d: IntegrationDeps) {
-    this.allow = allowList(d.allowCidrs)
     for (const i of INTEGRATIONS) for (const a of i.actions) this.schemas.set(a, z.toJSONSchema(a.input, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>)
   }
 
@@ -123,8 +119,7 @@ export class IntegrationService {
       signal,
       request: (request, o = {}) =>
         outboundRequest(request, {
-          allow: this.allow,
-          resolve: this.d.resolve,
+          ...this.d.guard,
           timeoutMs: Math.min(o.timeoutMs ?? this.d.timeoutMs, MAX_TIMEOUT_MS),
           maxResponseBytes: o.maxResponseBytes ?? PROVIDER_MAX_RESPONSE_BYTES,
           signal,
