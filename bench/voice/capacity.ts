@@ -152,7 +152,7 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
       if (!verdict.valid) log(`ERROR: capacity step ${n} is invalid: ${verdict.invalid_reason}`)
       steps.push(step)
       const vadNote = vad ? `, vad ${vad.windows} windows in ${vad.runs} runs + ${vad.gated} gated` : ''
-      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames at the callers, ${step.wire_jitter_p99_ms ?? 'n/a'} ms on the wire (${wireJ?.length ?? 0} frames), engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${describeVerdict(verdict)}`)
+      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames at the callers, ${!plan.wireCapture ? 'not captured (--no-wire)' : failedCapture ? 'NO WIRE CAPTURE' : `${step.wire_jitter_p99_ms ?? '—'} ms on the wire (${wireJ?.length ?? 0} frames)`}, engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${describeVerdict(verdict)}`)
       if (benchP99 >= plan.lagLimitMs / 2) log(`warning: the bench process itself lags (p99 ${round(benchP99)} ms): jitter at ${n} sessions is partly the callers', not the engine's`)
       if (!step.ok) break
     }
