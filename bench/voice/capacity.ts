@@ -1,8 +1,8 @@
 /**
  * Capacity: N concurrent talking calls, stepped up until output jitter or the engine's loop lag
  * fails (bench/README.md, "Voice figures"). Each step ramps up, settles, then measures a window:
- * the callers' jitter, the wire's (wire.ts) where tcpdump can capture, the engine's loop lag, CPU,
- * RSS and VAD counters.
+ * the callers' jitter, the wire's (wire.ts; required unless --no-wire), the engine's loop lag, CPU,
+ * RSS and VAD counters; verdict.ts judges it.
  */
 import fs from 'node:fs'
 import os from 'node:os'

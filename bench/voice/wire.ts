@@ -9,8 +9,8 @@
  * the engine sent on time, so the caller-side jitter measures the bench as much as the engine
  * (measured: at 50 calls, caller-side p99 9.1 ms while the same frames on the wire had 4.4 ms).
  *
- * Needs tcpdump and the right to capture (root); without them the bench says so and keeps the
- * caller-side figure for its verdict.
+ * Needs tcpdump (scripts/system-packages.txt) and the right to capture (root); without them a
+ * capacity step is marked invalid (verdict.ts), unless the run chose the callers' figure (--no-wire).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
