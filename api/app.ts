@@ -17,6 +17,7 @@ import { integrationRoutes } from './integrations/routes.js'
 import { IntegrationService } from './integrations/service.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
+import { LoopTurns } from './http/loop-turns.js'
 import type { AnyRoute } from './http/route.js'
 import { Mailer } from './mail/mailer.js'
 import { DOCS_HTML } from './openapi/docs-page.js'
@@ -72,6 +73,8 @@ export interface AppDeps {
 
 export interface Services {
   repos: Repos
+  /** API requests take turns with live calls when the engine shares this process (loop-turns.ts). */
+  apiTurns: LoopTurns
   /** Keys, memberships, environments and /me views, current by construction (see AuthCache). */
   authCache: AuthCache
   bus: EventBus
@@ -159,6 +162,7 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
   })
   const webCalls = deps.webCalls ?? localWebCalls({ config, key: deps.secrets.tokenSigningKey, repo: repos.webCallTokens, clock })
   return {
+    apiTurns: new LoopTurns(),
     clock,
     webCalls,
     calls: new CallService({ sessions, webCalls, clock, repos }),
@@ -231,6 +235,7 @@ export function createApp(deps: AppDeps): App {
     bodyLimitBytes: config.bodyLimitBytes,
     uploadLimitBytes: config.uploadLimitBytes,
     validateResponses: deps.validateResponses ?? false,
+    turns: services.apiTurns,
   })
 
   // Requests that reached an organization are kept as API request logs (batched off the path).

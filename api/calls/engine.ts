@@ -117,6 +117,8 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
     }
   }
 
+  // The API shares this event loop: while calls are live its requests take turns with their audio.
+  services.apiTurns.shareWith(() => live.size > 0)
   const gate = createWebCallGate({ tokens: services.webCalls.tokens, liveCalls: services.webCalls.liveCalls, onCall })
   const server = await createSocketServer(gate, { prefer: config.engineSocket === 'ws' ? 'ws' : 'uws', path: WEB_CALL_PATH, maxPayloadBytes: MAX_PAYLOAD_BYTES })
   const port = await server.listen(o.host ?? config.engineHost, o.port ?? config.enginePort)

@@ -5,6 +5,7 @@ import type { Authenticator } from '../security/authenticate.js'
 import type { Principal } from '../security/principal.js'
 import type { BucketRule, RateLimitStore } from '../security/rate-limit.js'
 import { ApiError } from './errors.js'
+import type { LoopTurns } from './loop-turns.js'
 import { parseRequest } from './parse.js'
 import { koaPath, type AnyRoute, type RequestInfo } from './route.js'
 
@@ -30,6 +31,8 @@ export interface MountOptions {
   uploadLimitBytes: number
   /** Check every response against its schema (tests turn this on to catch drift). */
   validateResponses: boolean
+  /** Requests take turns with live calls on a shared event loop (loop-turns.ts). */
+  turns?: LoopTurns
 }
 
 /** What a handler may know of its request, read only when asked (most handlers never ask). */
@@ -115,6 +118,11 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], o: Moun
       }
       const parsed = await parseRequest(ctx, route, o.bodyLimitBytes, o.uploadLimitBytes)
       const req = new KoaRequestInfo(ctx)
+      // The turn is taken after the last wait (a token's signature is checked on the thread pool,
+      // a body is read from the socket): from here the handler's SQL and the response's JSON run
+      // synchronously, so one turn holds the loop for one request's work and no more.
+      const turn = o.turns?.take()
+      if (turn) await turn
       const result: unknown = await route.handler({ ...parsed, auth, req })
       if (auth && route.method !== 'get' && route.audit !== 'service' && route.audit !== 'none') {
         const resourceId = resourceIdOf(innermostParam, parsed.params, result)
