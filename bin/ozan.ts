@@ -1,6 +1,6 @@
 import { ConfigError, createLogger, loadConfig, loadSecrets, systemClock } from '../core/index.js'
 import { migrate, MigrationError, openDatabase } from '../db/index.js'
-import { createApp, listen, startEngine } from '../api/index.js'
+import { createApp, listen, reportAbandonedCalls, startEngine } from '../api/index.js'
 
 /**
  * `npm start`: the shell (REST API) and the call engine in one process, on the embedded default
@@ -49,7 +49,8 @@ async function main(): Promise<void> {
   // process that runs calls may say so (an API process starting beside a live engine must not).
   if (role !== 'api') {
     const abandoned = app.services.repos.sessions.abandonLive(now)
-    if (abandoned) logger.warn({ sessions: abandoned }, 'live sessions left active by the last run marked failed')
+    if (abandoned.length) logger.warn({ sessions: abandoned.length }, 'live sessions left active by the last run marked failed')
+    reportAbandonedCalls(app.services.repos, app.services.bus, abandoned)
   }
   const expired = app.services.repos.sessions.expirePending(now)
   if (expired) logger.info({ sessions: expired }, 'calls never connected before their token expired marked failed')

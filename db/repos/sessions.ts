@@ -31,6 +31,14 @@ export interface SessionRow {
   pending_until: number | null
 }
 
+/** A live call a crash left active, as abandonLive marked it. */
+export interface AbandonedSession {
+  id: string
+  organization_id: string
+  environment_id: string
+  ended_at: number
+}
+
 export interface SessionEventRow {
   session_id: string
   seq: number
@@ -122,7 +130,7 @@ export class SessionsRepo {
          completion_tokens = coalesce((SELECT sum(json_extract(e.data, '$.completion_tokens')) FROM session_events e WHERE e.session_id = sessions.id AND e.kind = 'usage'), 0),
          updated_at = @now
        WHERE status = 'active' AND channel IN ('web', 'phone')
-       RETURNING id, ended_at`,
+       RETURNING id, organization_id, environment_id, ended_at`,
     )
   }
 
@@ -200,11 +208,11 @@ export class SessionsRepo {
    * At start-up no live call survives a restart: sessions of live channels still `active` are
    * marked failed (`interrupted`), ended at their last recorded activity, each with an `end` event.
    */
-  abandonLive(now: number): number {
+  abandonLive(now: number): AbandonedSession[] {
     return this.db.transaction(() => {
-      const abandoned = this.abandonStmt.all({ now }) as { id: string; ended_at: number }[]
+      const abandoned = this.abandonStmt.all({ now }) as AbandonedSession[]
       for (const s of abandoned) this.insertEvents(s.id, [{ kind: 'end', data: { disposition: 'interrupted', reason: 'interrupted' }, at: s.ended_at }], now)
-      return abandoned.length
+      return abandoned
     })()
   }
 }

@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import { createRepos, migrate, openDatabase, type Db } from '../../../db/index.js'
 import { FLUSH_EVERY_MS } from '../../../api/calls/session-recorder.js'
+import { reportAbandonedCalls } from '../../../api/calls/abandoned.js'
+import { InProcessBus, type DomainEvent } from '../../../core/index.js'
 import { MAX_CONSECUTIVE_ERRORS } from '../../../engine/server/index.js'
 import { skipWithoutEspeak } from '../../helpers/speech.js'
 import { expectStatus } from '../../helpers/tenancy-fixtures.js'
@@ -55,7 +57,7 @@ t.test('a call killed mid-way (SIGKILL) ends at its last recorded activity, with
   const row = () => db.prepare('SELECT * FROM sessions WHERE id = ?').get(callId) as Record<string, unknown>
   t.match(row(), { status: 'active', ended_at: null, turn_count: 0 }, 'the crash left the call active')
   const restartAt = Date.now() + 5_000
-  t.equal(repos.sessions.abandonLive(restartAt), 1)
+  t.equal(repos.sessions.abandonLive(restartAt).length, 1)
 
   const after = row()
   t.match(after, { status: 'failed', error_code: 'interrupted', disposition: 'interrupted', turn_count: 1, prompt_tokens: 12, completion_tokens: 5 })
@@ -69,7 +71,7 @@ t.test('a call killed mid-way (SIGKILL) ends at its last recorded activity, with
   t.ok(events.slice(0, -1).every((e) => e.created_at >= startedAt && e.created_at <= lastEventAt), 'each event keeps the time it happened, not its batch’s (written ≥ 2 s later)')
   t.match(events.at(-1), { kind: 'end', created_at: endedAt })
   t.same(JSON.parse(events.at(-1)!.data), { disposition: 'interrupted', reason: 'interrupted' })
-  t.equal(repos.sessions.abandonLive(restartAt + 1), 0, 'a second start finds nothing to mark')
+  t.equal(repos.sessions.abandonLive(restartAt + 1).length, 0, 'a second start finds nothing to mark')
 })
 
 /** An in-memory database with one environment; sessions inserted by hand with known times. */
@@ -115,11 +117,42 @@ t.test('recovery: ended_at is the newest event’s own time, else the start; tur
   const silent = f.session('web', T0 + 1000)
   const chat = f.session('chat', T0)
 
-  t.equal(f.repos.sessions.abandonLive(T0 + 7_800), 2, 'the two web calls, not the chat session')
+  t.equal(f.repos.sessions.abandonLive(T0 + 7_800).length, 2, 'the two web calls, not the chat session')
   t.match(f.get(talked), { status: 'failed', error_code: 'interrupted', ended_at: T0 + 5600, turn_count: 2, prompt_tokens: 12, completion_tokens: 5, updated_at: T0 + 7_800 })
   t.match(f.get(silent), { status: 'failed', ended_at: T0 + 1000, turn_count: 0, prompt_tokens: 0 }, 'nothing recorded: ended at its start (duration 0)')
   t.match(f.get(chat), { status: 'active', ended_at: null })
   t.match(f.repos.sessions.events(talked).at(-1), { kind: 'end', created_at: T0 + 5600 })
+})
+
+t.test('recovery: each abandoned call still sends its session.completed, built from what was recorded', async (t) => {
+  const f = recoveryFixture(t)
+  const T0 = 1_700_000_000_000
+  const id = f.session('web', T0)
+  f.db.prepare('UPDATE sessions SET state = ? WHERE id = ?').run(JSON.stringify({ variables: { name: 'Alice' } }), id)
+  f.repos.sessions.appendEvents(id, [
+    { kind: 'agent_message', data: { text: 'Hello! What is your name?', turn_id: 'turn-0' }, at: T0 + 400 },
+    { kind: 'user_message', data: { text: 'Alice', turn_id: 'turn-1' }, at: T0 + 3100 },
+    { kind: 'agent_message', data: { text: 'Thank you, Alice.', turn_id: 'turn-1' }, at: T0 + 4900 },
+    { kind: 'turn', data: { turn: 1, duration_ms: 650, engine_ms: 4 }, at: T0 + 4900 },
+  ], T0 + 6000, T0 + 5000)
+  f.session('chat', T0)
+  const published: DomainEvent[] = []
+  const bus = new InProcessBus()
+  bus.subscribe((e) => published.push(e))
+  reportAbandonedCalls(f.repos, bus, f.repos.sessions.abandonLive(T0 + 9_000))
+  t.equal(published.length, 1, 'one report, for the web call only')
+  t.match(published[0], {
+    type: 'session.completed',
+    occurredAt: T0 + 5000,
+    data: {
+      session_uuid: id, channel: 'web', status: 'failed', disposition: 'interrupted', duration_ms: 5000,
+      transcript: [{ role: 'assistant', text: 'Hello! What is your name?' }, { role: 'user', text: 'Alice' }, { role: 'assistant', text: 'Thank you, Alice.' }],
+      variables: { name: 'Alice' },
+      latency: { turns: [{ turn: 1, duration_ms: 650, engine_ms: 4 }], average_turn_ms: 650 },
+    },
+  })
+  reportAbandonedCalls(f.repos, bus, f.repos.sessions.abandonLive(T0 + 10_000))
+  t.equal(published.length, 1, 'a second start reports nothing again')
 })
 
 t.test('recovery: a live mark later than the newest event wins', async (t) => {
