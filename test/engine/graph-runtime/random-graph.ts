@@ -1,6 +1,6 @@
 // Random agent graphs and random outside answers for the property test (not a test file: tap
 // includes only *.test.ts). Everything is drawn from one seeded PRNG, so a seed replays a failure.
-import { COLLECT_TYPES, LIMITS, MAX_JSON_DEPTH, SYSTEM_VARIABLES, type LlmChunk, type LlmClient, type LlmRequest, type RuntimeIO, type ToolOutcome } from '../../../engine/graph-runtime/index.js'
+import { COLLECT_TYPES, jsonExcess, LIMITS, MAX_JSON_DEPTH, SYSTEM_VARIABLES, type LlmChunk, type LlmClient, type LlmRequest, type RuntimeIO, type ToolOutcome } from '../../../engine/graph-runtime/index.js'
 
 /** mulberry32: small, fast, and good enough to spread test cases. */
 export class Rng {
@@ -55,8 +55,13 @@ function defaultFor(r: Rng, type: string): Json | undefined {
     case 'date': return '2026-01-31'
     case 'object': {
       if (r.chance(0.5)) return Array.from({ length: r.int(0, 20) }, (_, i) => (r.chance(0.8) ? i : randomJson(r, 2)))
-      const value = randomJson(r, r.int(1, MAX_JSON_DEPTH))
-      return value !== null && typeof value === 'object' ? value : { value }
+      // Nested up to the depth limit, but a wide tree that deep can pass the size limit: the
+      // generator makes only values the schema accepts, halving the depth until one fits.
+      for (let depth = r.int(1, MAX_JSON_DEPTH); ; depth = Math.max(1, Math.floor(depth / 2))) {
+        const raw = randomJson(r, depth)
+        const value = raw !== null && typeof raw === 'object' ? raw : { value: raw }
+        if (jsonExcess(value, { maxDepth: MAX_JSON_DEPTH, maxBytes: LIMITS.defaultBytes }) === null) return value
+      }
     }
     default: return randomString(r)
   }
