@@ -11,10 +11,8 @@
  * Prints a ConversationQualityResult as JSON, then a one-line summary (last line); progress goes
  * to stderr.
  */
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { buildCorpus, DEFAULT_CORPUS_ROOT, type CorpusItem } from './conversation-quality/corpus.js'
 import { runSituation, type Lane } from './conversation-quality/drive.js'
@@ -23,7 +21,7 @@ import type { SituationRun } from './conversation-quality/run-types.js'
 import { scoreRuns, scoreSituation } from './conversation-quality/score.js'
 import type { ConversationQualityResult, SituationScore } from './conversation-quality/scores.js'
 import { runStamp, writeResult } from './lib/report.js'
-import { startEngineChild, tasksetPath } from './voice/engine-child.js'
+import { startPinnedEngine } from './voice/engine-child.js'
 import { setUpOrg, startProviders, type Providers } from './voice/setup.js'
 
 const quick = process.argv.includes('--quick')
@@ -73,19 +71,7 @@ async function main(): Promise<void> {
   const corpus = await buildCorpus({ quick, seed: SEED }, CORPUS_ROOT)
   const items = corpus.items.filter((i) => !only || only.includes(i.type))
   log(`corpus: ${corpus.items.length} situations ${corpus.built ? 'synthesized' : 'reused'} in ${corpus.dir} (${Math.round(performance.now() - started)} ms); running ${items.length}`)
-  const cpus = os.cpus().length
-  // The engine gets the last core to itself; this process (stand-ins and callers) the others.
-  const engineCore = tasksetPath() && cpus > 1 ? cpus - 1 : null
-  if (engineCore !== null) {
-    try {
-      execFileSync(tasksetPath()!, ['-a', '-cp', `0-${cpus - 2}`, String(process.pid)], { stdio: 'ignore' })
-    } catch {
-      log('could not pin the bench process; it shares cores with the engine')
-    }
-  }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-cq-bench-'))
-  const engine = await startEngineChild(engineCore, dataDir)
-  log(`engine up (${engine.transport}) on core ${engineCore ?? 'any'} in ${Math.round(performance.now() - started)} ms`)
+  const { engine, engineCore, dataDir, cpus } = await startPinnedEngine('ozan-cq-bench-', log)
   const providers: Providers[] = []
   let ok = false
   try {

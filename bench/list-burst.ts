@@ -13,7 +13,7 @@
  * 2 cores), the engine's event-loop lag and CPU, and the list requests' latency and bytes.
  * Prints the JSON, then one summary line; progress goes to stderr.
  */
-import { execFileSync, fork } from 'node:child_process'
+import { fork } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -28,7 +28,7 @@ import { runLoad, type LoadFigures } from './lib/load.js'
 import { runStamp, writeResult } from './lib/report.js'
 import { TalkingCall } from './voice/capacity.js'
 import { Caller, FramePacer, windowJitter } from './voice/caller.js'
-import { startEngineChild, tasksetPath, type EngineChild } from './voice/engine-child.js'
+import { startPinnedEngine, type EngineChild } from './voice/engine-child.js'
 import { setUpOrg, startProviders } from './voice/setup.js'
 import { callerScript } from './voice/utterances.js'
 import { startWireCapture, tcpdumpPath, wireJitter } from './voice/wire.js'
@@ -171,17 +171,7 @@ async function main(): Promise<void> {
   const warmupMs = arg('warmup-s', 3, 6) * 1000
   const wire = !process.argv.includes('--no-wire') && tcpdumpPath() !== null && process.getuid?.() === 0
   const started = performance.now()
-  const cpus = os.cpus().length
-  const engineCore = tasksetPath() && cpus > 1 ? cpus - 1 : null
-  if (engineCore !== null) {
-    try {
-      execFileSync(tasksetPath()!, ['-a', '-cp', `0-${cpus - 2}`, String(process.pid)], { stdio: 'ignore' })
-    } catch {
-      log('could not pin the bench process; it shares cores with the engine')
-    }
-  }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-list-burst-'))
-  const engine = await startEngineChild(engineCore, dataDir)
+  const { engine, engineCore, dataDir, cpus } = await startPinnedEngine('ozan-list-burst-', log)
   const providers = await startProviders({ stt: 100, llm: 100, tts: 50, msPerChar: 50, seed: 7 })
   const calls: TalkingCall[] = []
   let ok = false

@@ -11,14 +11,13 @@
  * 3. memory: RSS slope over the capacity steps.
  * Prints a VoiceBenchResult as JSON, then a one-line summary (last line); progress goes to stderr.
  */
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { capacity } from './voice/capacity.js'
 import { Caller, firstAudioAfter, FramePacer, listeningAfter } from './voice/caller.js'
-import { startEngineChild, tasksetPath } from './voice/engine-child.js'
+import { startPinnedEngine } from './voice/engine-child.js'
 import { capacityFrom, rssPerSessionMb, summarize } from './voice/metrics.js'
 import type { LatencyTarget, VoiceBenchResult } from './voice/result.js'
 import { END_OF_TURN_WAIT_MS, LLM_TOKENS_PER_S, setUpOrg, startProviders, type Org, type Providers } from './voice/setup.js'
@@ -168,19 +167,7 @@ const round = (x: number) => Math.round(x * 100) / 100
 
 async function main(): Promise<void> {
   const started = performance.now()
-  const cpus = os.cpus().length
-  // The engine gets the last core to itself; this process (stand-ins and callers) the others.
-  const engineCore = tasksetPath() && cpus > 1 ? cpus - 1 : null
-  if (engineCore !== null) {
-    try {
-      execFileSync(tasksetPath()!, ['-a', '-cp', `0-${cpus - 2}`, String(process.pid)], { stdio: 'ignore' })
-    } catch {
-      log('could not pin the bench process; it shares cores with the engine')
-    }
-  }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-voice-bench-'))
-  const engine = await startEngineChild(engineCore, dataDir)
-  log(`engine up (${engine.transport}) on core ${engineCore ?? 'any'} in ${Math.round(performance.now() - started)} ms`)
+  const { engine, engineCore, dataDir, cpus } = await startPinnedEngine('ozan-voice-bench-', log)
   const pacer = new FramePacer(ROOM_DBFS)
   const langs: Lang[] = ['en', 'tr']
   const providers: Providers[] = []

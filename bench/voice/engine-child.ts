@@ -3,8 +3,9 @@
  * taskset where it can be, with the V8 flags `npm start` gives it, plus the bench's diagnostics
  * (BENCH_ENGINE_CPU_PROF, BENCH_ENGINE_FLAGS; bench/README.md).
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { libScript } from '../lib/children.js'
 import { ENGINE_NODE_FLAGS } from '../lib/engine-flags.js'
@@ -74,4 +75,25 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
       clearTimeout(timer)
     },
   }
+}
+
+/**
+ * The engine child on the last core, to itself, and this process (stand-ins and callers) pinned to
+ * the others, so neither steals the other's time; with one core (or no taskset) both share.
+ */
+export async function startPinnedEngine(dataDirPrefix: string, log: (msg: string) => void): Promise<{ engine: EngineChild; engineCore: number | null; dataDir: string; cpus: number }> {
+  const started = performance.now()
+  const cpus = os.cpus().length
+  const engineCore = tasksetPath() && cpus > 1 ? cpus - 1 : null
+  if (engineCore !== null) {
+    try {
+      execFileSync(tasksetPath()!, ['-a', '-cp', `0-${cpus - 2}`, String(process.pid)], { stdio: 'ignore' })
+    } catch {
+      log('could not pin the bench process; it shares cores with the engine')
+    }
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix))
+  const engine = await startEngineChild(engineCore, dataDir)
+  log(`engine up (${engine.transport}) on core ${engineCore ?? 'any'} in ${Math.round(performance.now() - started)} ms`)
+  return { engine, engineCore, dataDir, cpus }
 }
