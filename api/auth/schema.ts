@@ -13,7 +13,7 @@ export const Password = z
  * (relaxed by RFC 1123 §2.1 to a leading digit) allows neither: a label starts and ends with a letter or
  * digit and holds 63 octets at most. The local part is zod's, unchanged.
  */
-const EMAIL_PATTERN = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
+const EMAIL_PATTERN = /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
 export const Email = z.email({ pattern: EMAIL_PATTERN }).max(254)
 export const Locale = z.enum(['en', 'tr'])
 const EmailToken = z.string().min(16).max(256)

@@ -4,6 +4,7 @@ import { CREDENTIAL_PROVIDERS, isAllowedBaseUrl, isHttpUrl, type CredentialField
 /** Longest value of any field (4 KiB of ASCII; the longest real API tokens are well under 1 KiB). */
 export const MAX_FIELD_CHARS = 4096
 // Values end up in HTTP headers; a CR or LF there would inject one.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse control characters in a header value
 const NO_CONTROL = /^[^\x00-\x1f\x7f]*$/
 
 function urlSchema(f: CredentialField): z.ZodType<string> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos, SessionRow, WorkflowRow } from '../../db/index.js'
 import {
-  AgentConfig,
+  type AgentConfig,
   GraphRuntime,
   initialState,
   type KnowledgeBase,

@@ -83,7 +83,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     if (r.apiKey) headers['x-api-key'] = r.apiKey
     const res = await fetch(url + urlPath, { method, headers, body: typeof body === "string" || body === undefined ? body : new Uint8Array(body) })
     const text = await res.text()
-    let parsed: unknown = undefined
+    let parsed: unknown 
     try {
       parsed = text ? JSON.parse(text) : undefined
     } catch {

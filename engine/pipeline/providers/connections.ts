@@ -24,7 +24,7 @@
  */
 import type http from 'node:http'
 import type { Socket } from 'node:net'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici'
 import { guardedAgent, type DestinationRefusedError, type GuardOptions } from '../../../core/index.js'
 import { bareHost, guardedConnector } from './guarded-connector.js'

@@ -43,7 +43,7 @@ function look(buf: string, i: number): Next {
 function wordBefore(buf: string, i: number): string {
   let s = i
   while (s > 0 && !isSpace(buf[s - 1]!)) s--
-  return buf.slice(s, i).replace(/^["'“‘«(\[*_`]+/, '')
+  return buf.slice(s, i).replace(/^["'“‘«([*_`]+/, '')
 }
 
 function period(buf: string, i: number, eof: boolean): Boundary {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ManualClock, type DomainEvent } from '../../../core/index.js'
+import type { ManualClock, DomainEvent } from '../../../core/index.js'
 import { CloseCode } from '../../../engine/server/index.js'
 import { skipWithoutEspeak, speak } from '../../helpers/speech.js'
 import { expectStatus } from '../../helpers/tenancy-fixtures.js'

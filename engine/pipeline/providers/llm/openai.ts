@@ -10,7 +10,7 @@ import { providerConnections, type ProviderConnections } from '../connections.js
 import OpenAI from 'openai'
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { LlmChunk, LlmClient, LlmRequest } from '../../../graph-runtime/index.js'
-import { LlmError, timeoutError, toLlmError, type ErrorContext } from './errors.js'
+import { type LlmError, timeoutError, toLlmError, type ErrorContext } from './errors.js'
 import { ToolCallAssembler, toSdkMessages, toSdkTools } from './wire.js'
 
 export interface OpenAiLlmOptions {

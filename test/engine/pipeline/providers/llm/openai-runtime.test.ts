@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { z } from 'zod'
 import { AgentConfig, Definition, GraphRuntime, initialState, type RuntimeEvent, type ToolRunner } from '../../../../../engine/graph-runtime/index.js'
-import { LlmError, OpenAiLlm } from '../../../../../engine/pipeline/providers/llm/index.js'
+import { LlmError, type OpenAiLlm } from '../../../../../engine/pipeline/providers/llm/index.js'
 import { setup } from './fixture.js'
 
 // The graph runtime driven by the real provider, over real HTTP, against the stand-in.
