@@ -119,7 +119,14 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
   const auditor = new Auditor(repos, clock)
   const mailer = new Mailer(repos, { smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl: config.publicUrl }, clock, logger)
   const accounts = new AccountService({
-    repos, authCache, tokens, mailer, limiter, clock, logger, auditor,
+    repos,
+    authCache,
+    tokens,
+    mailer,
+    limiter,
+    clock,
+    logger,
+    auditor,
     settings: {
       refreshTokenTtlS: config.refreshTokenTtlS,
       verifyTokenTtlS: config.verifyTokenTtlS,
@@ -131,7 +138,14 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
   })
   const providers = providerNetwork(config, deps.resolve)
   const { organizationConnections } = providers
-  const credentials = new CredentialService({ repos, cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey), clock, auditor, logger, guard: providers.guard })
+  const credentials = new CredentialService({
+    repos,
+    cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey),
+    clock,
+    auditor,
+    logger,
+    guard: providers.guard,
+  })
   const openAiAccess = openAiAccessFor({ config, credentials, logger })
   /** The LLM of an organization's sessions; none: conversation turns answer provider_not_configured. */
   const llmFor = (organizationId: string): LlmClient | undefined => {
@@ -147,13 +161,22 @@ function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTok
   const guard = providers.guard
   const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   const webhookDispatcher = new WebhookDispatcher({
-    repos, sealer, clock, logger, guard, options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint, retentionDays: config.webhookRetentionDays },
+    repos,
+    sealer,
+    clock,
+    logger,
+    guard,
+    options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint, retentionDays: config.webhookRetentionDays },
   })
   subscribeOutbox(bus, repos, webhookDispatcher)
   // Tool nodes and LLM tools run integration actions; knowledge nodes search the session's own
   // organization and environment.
   const sessions = new SessionService({
-    repos, bus, clock, logger, llmFor,
+    repos,
+    bus,
+    clock,
+    logger,
+    llmFor,
     // describe: the LLM is offered each action's exact input schema, so its arguments validate.
     toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
     knowledgeFor: (scope) => knowledge.forScope(scope),

@@ -31,7 +31,10 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const SEED = Number(arg('seed') ?? 1)
 if (!Number.isInteger(SEED) || SEED < 0) throw new Error(`--seed must be a whole number ≥ 0, got ${arg('seed')}`)
 const TYPES: SituationType[] = ['backchannel', 'barge_in', 'noise', 'pause', 'long_turn', 'fast_turns']
-const only = arg('types')?.split(',').map((s) => s.trim()).filter(Boolean)
+const only = arg('types')
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
 const unknownTypes = only?.filter((t) => !TYPES.includes(t as SituationType)) ?? []
 if (unknownTypes.length) throw new Error(`--types: no such situation type ${unknownTypes.join(', ')} (have: ${TYPES.join(', ')})`)
 const CORPUS_ROOT = arg('corpus-dir') ?? DEFAULT_CORPUS_ROOT
@@ -70,7 +73,9 @@ async function main(): Promise<void> {
   const started = performance.now()
   const corpus = await buildCorpus({ quick, seed: SEED }, CORPUS_ROOT)
   const items = corpus.items.filter((i) => !only || only.includes(i.type))
-  log(`corpus: ${corpus.items.length} situations ${corpus.built ? 'synthesized' : 'reused'} in ${corpus.dir} (${Math.round(performance.now() - started)} ms); running ${items.length}`)
+  log(
+    `corpus: ${corpus.items.length} situations ${corpus.built ? 'synthesized' : 'reused'} in ${corpus.dir} (${Math.round(performance.now() - started)} ms); running ${items.length}`,
+  )
   const { engine, engineCore, dataDir, cpus } = await startPinnedEngine('ozan-cq-bench-', log)
   const providers: Providers[] = []
   let ok = false
@@ -81,19 +86,29 @@ async function main(): Promise<void> {
       providers.push(p)
       // null: no turn_taking in the agent's config, so it runs on the platform's defaults.
       const [en, tr] = await Promise.all((['en', 'tr'] as const).map((l) => setUpOrg(engine.apiUrl, p, l, `cq-${l}-${i}`, null)))
-      lanes.push({ providers: p, orgs: { en: en!, tr: tr! }, apiUrl: engine.apiUrl, ttsMsPerChar: TTS_MS_PER_CHAR, stt: { finalLatencyMs: STT_FINAL, interimEveryMs: STT_INTERIM_MS, seed: 7 + i } })
+      lanes.push({
+        providers: p,
+        orgs: { en: en!, tr: tr! },
+        apiUrl: engine.apiUrl,
+        ttsMsPerChar: TTS_MS_PER_CHAR,
+        stt: { finalLatencyMs: STT_FINAL, interimEveryMs: STT_INTERIM_MS, seed: 7 + i },
+      })
     }
     const queues: CorpusItem[][] = lanes.map((_, i) => items.filter((_, k) => k % LANES === i))
     let done = 0
-    const runs = (await Promise.all(lanes.map(async (lane, i) => {
-      const out: SituationRun[] = []
-      for (const item of queues[i]!) {
-        const run = await runSituation(item, corpus, lane)
-        out.push(run)
-        log(`${++done}/${items.length} ${item.id}: ${verdict(scoreSituation(run))}`)
-      }
-      return out
-    }))).flat()
+    const runs = (
+      await Promise.all(
+        lanes.map(async (lane, i) => {
+          const out: SituationRun[] = []
+          for (const item of queues[i]!) {
+            const run = await runSituation(item, corpus, lane)
+            out.push(run)
+            log(`${++done}/${items.length} ${item.id}: ${verdict(scoreSituation(run))}`)
+          }
+          return out
+        }),
+      )
+    ).flat()
     // BENCH_CQ_DUMP=<file>: every situation's raw timeline (what the scorer read), to look into a verdict.
     if (process.env.BENCH_CQ_DUMP) fs.writeFileSync(process.env.BENCH_CQ_DUMP, JSON.stringify(runs, null, 1))
     const byId = new Map(runs.map((r) => [r.id, r]))
@@ -103,9 +118,18 @@ async function main(): Promise<void> {
       quick,
       machine: { cpus, cpu_model: os.cpus()[0]?.model.trim() ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}` },
       config: {
-        seed: SEED, corpus_dir: corpus.dir, languages: ['en', 'tr'] satisfies Lang[], voices: [...VOICES.en, ...VOICES.tr], rates_wpm: RATES_WPM,
+        seed: SEED,
+        corpus_dir: corpus.dir,
+        languages: ['en', 'tr'] satisfies Lang[],
+        voices: [...VOICES.en, ...VOICES.tr],
+        rates_wpm: RATES_WPM,
         turn_taking: 'platform defaults',
-        stand_ins: { stt_final_ms: STT_FINAL.p50, llm_first_token_ms: LLM_FIRST_TOKEN.p50, tts_first_byte_ms: TTS_FIRST_BYTE.p50, tts_ms_per_char: TTS_MS_PER_CHAR },
+        stand_ins: {
+          stt_final_ms: STT_FINAL.p50,
+          llm_first_token_ms: LLM_FIRST_TOKEN.p50,
+          tts_first_byte_ms: TTS_FIRST_BYTE.p50,
+          tts_ms_per_char: TTS_MS_PER_CHAR,
+        },
       },
       duration_s: Math.round((performance.now() - started) / 1000),
       ...scores,
@@ -135,7 +159,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    log(`failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
+    log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
     process.exit(1)
   },
 )

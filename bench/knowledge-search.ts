@@ -45,7 +45,9 @@ function rng(seed: number): () => number {
   }
 }
 const random = rng(42)
-const FUNCTION_WORDS = 'the of and to a in is for on that with as at by it be this are or from ve bir bu da de ile için çok daha gibi ama olarak en her'.split(' ')
+const FUNCTION_WORDS = 'the of and to a in is for on that with as at by it be this are or from ve bir bu da de ile için çok daha gibi ama olarak en her'.split(
+  ' ',
+)
 const CONSONANTS = [...'bcçdfgğhjklmnprsştvyz']
 const VOWELS = [...'aeıioöuü']
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!
@@ -129,9 +131,16 @@ async function main(): Promise<void> {
       }
       times.sort((a, b) => a - b)
       const r = {
-        chunks, documents: docs, queries: queryCount, mean_hits: round(hits / queryCount),
-        p50_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), p99_ms: round(percentile(times, 99)), max_ms: round(times.at(-1)!),
-        index_build_s: round(buildMs / 1000), db_mb: round(fs.statSync(config.databaseFile).size / 2 ** 20),
+        chunks,
+        documents: docs,
+        queries: queryCount,
+        mean_hits: round(hits / queryCount),
+        p50_ms: round(percentile(times, 50)),
+        p95_ms: round(percentile(times, 95)),
+        p99_ms: round(percentile(times, 99)),
+        max_ms: round(times.at(-1)!),
+        index_build_s: round(buildMs / 1000),
+        db_mb: round(fs.statSync(config.databaseFile).size / 2 ** 20),
       }
       note(`${chunks} chunks: p50 ${r.p50_ms} ms, p95 ${r.p95_ms} ms, p99 ${r.p99_ms} ms (mean ${r.mean_hits} hits)`)
       results.push(r)
@@ -145,8 +154,19 @@ async function main(): Promise<void> {
 
   const largest = results.at(-1) as { chunks: number; p95_ms: number }
   const json = {
-    bench: NAME, started_at: stamp, machine: machineInfo(), git: gitState(),
-    settings: { top_k: 5, queries_per_size: queryCount, warmup_queries: 100, chunk_chars: 1000, vocabulary_stems: STEMS.length, suffixes: SUFFIXES.length, zipf_s: 1.07 },
+    bench: NAME,
+    started_at: stamp,
+    machine: machineInfo(),
+    git: gitState(),
+    settings: {
+      top_k: 5,
+      queries_per_size: queryCount,
+      warmup_queries: 100,
+      chunk_chars: 1000,
+      vocabulary_stems: STEMS.length,
+      suffixes: SUFFIXES.length,
+      zipf_s: 1.07,
+    },
     sizes: results,
     goal: `p95 ≤ ${GOAL_MS} ms at 100000 chunks`,
     goal_met: largest.chunks >= 100_000 ? largest.p95_ms <= GOAL_MS : null,
@@ -154,7 +174,9 @@ async function main(): Promise<void> {
   writeResult(NAME, stamp, json)
   process.stdout.write(JSON.stringify(json, null, 2) + '\n')
   const parts = results.map((r) => `${r.chunks} chunks p95 ${r.p95_ms} ms`)
-  process.stdout.write(`${NAME}: ${parts.join(', ')} (goal ≤ ${GOAL_MS} ms at 100k${json.goal_met === null ? ', not measured' : json.goal_met ? ': met' : ': missed'})\n`)
+  process.stdout.write(
+    `${NAME}: ${parts.join(', ')} (goal ≤ ${GOAL_MS} ms at 100k${json.goal_met === null ? ', not measured' : json.goal_met ? ': met' : ': missed'})\n`,
+  )
 }
 
 main().catch((err: unknown) => {

@@ -60,7 +60,7 @@ if (process.argv[2] === '--load-child') {
   await main().then(
     () => process.exit(0),
     (err: unknown) => {
-      log(`failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
+      log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
       process.exit(1)
     },
   )
@@ -74,7 +74,10 @@ function arg(name: string, quickValue: number, fullValue: number): number {
 }
 
 function loadProcess(job: LoadJob): Promise<LoadFigures> {
-  const child = fork(fileURLToPath(import.meta.url), ['--load-child', JSON.stringify(job)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const child = fork(fileURLToPath(import.meta.url), ['--load-child', JSON.stringify(job)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
   return new Promise((resolve, reject) => {
     child.once('message', (m) => resolve(m as LoadFigures))
     child.once('exit', (code) => reject(new Error(`load process exited with ${code} before reporting`)))
@@ -82,7 +85,13 @@ function loadProcess(job: LoadJob): Promise<LoadFigures> {
 }
 
 /** Stores `rows` agents and `rows` documents in the environment, straight into the engine's database. */
-async function seed(dataDir: string, scope: { organizationId: string; environmentId: string; userId: string }, rows: number, definition: string, config: string): Promise<void> {
+async function seed(
+  dataDir: string,
+  scope: { organizationId: string; environmentId: string; userId: string },
+  rows: number,
+  definition: string,
+  config: string,
+): Promise<void> {
   const db = openDatabase(loadConfig({ OZAN_DATA_DIR: dataDir }).databaseFile)
   const repos = createRepos(db)
   const now = Date.now()
@@ -93,14 +102,35 @@ async function seed(dataDir: string, scope: { organizationId: string; environmen
       for (let i = from; i < Math.min(rows, from + 1000); i++) {
         const id = randomUUID()
         repos.workflows.insert({
-          id, organization_id: scope.organizationId, environment_id: scope.environmentId, lineage_id: id, source_workflow_id: null,
-          name: `Booking agent ${i}`, description: 'Takes restaurant bookings and answers opening-hours questions.', template_id: null,
-          draft_definition: definition, draft_config: config, created_by: scope.userId, created_at: now - i * 1000,
+          id,
+          organization_id: scope.organizationId,
+          environment_id: scope.environmentId,
+          lineage_id: id,
+          source_workflow_id: null,
+          name: `Booking agent ${i}`,
+          description: 'Takes restaurant bookings and answers opening-hours questions.',
+          template_id: null,
+          draft_definition: definition,
+          draft_config: config,
+          created_by: scope.userId,
+          created_at: now - i * 1000,
         })
-        repos.knowledge.insert({
-          id: randomUUID(), organization_id: scope.organizationId, environment_id: scope.environmentId, title: `Opening hours ${i}`, source: `hours-${i}.md`,
-          content_type: 'text/markdown', size_bytes: text.length, text, metadata: JSON.stringify({ branch: `branch ${i % 40}` }), created_by: scope.userId, created_at: now - i * 1000,
-        }, [])
+        repos.knowledge.insert(
+          {
+            id: randomUUID(),
+            organization_id: scope.organizationId,
+            environment_id: scope.environmentId,
+            title: `Opening hours ${i}`,
+            source: `hours-${i}.md`,
+            content_type: 'text/markdown',
+            size_bytes: text.length,
+            text,
+            metadata: JSON.stringify({ branch: `branch ${i % 40}` }),
+            created_by: scope.userId,
+            created_at: now - i * 1000,
+          },
+          [],
+        )
       }
     })()
     await sleep(0)
@@ -125,16 +155,27 @@ interface WindowFigures {
   lists: { limit: number; workflows: LoadFigures; documents: LoadFigures } | null
 }
 
-async function measure(engine: EngineChild, calls: TalkingCall[], windowMs: number, wire: boolean, load: { limit: number; clients: number; token: string } | null): Promise<WindowFigures> {
+async function measure(
+  engine: EngineChild,
+  calls: TalkingCall[],
+  windowMs: number,
+  wire: boolean,
+  load: { limit: number; clients: number; token: string } | null,
+): Promise<WindowFigures> {
   const cut = performance.now() - 1000
   for (const t of calls) t.caller.forgetAudioBefore(cut)
-  const capture = wire ? await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-list-burst-${process.pid}.pcap`)).catch((e: Error) => (log(`no wire capture: ${e.message}`), null)) : null
+  const capture = wire
+    ? await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-list-burst-${process.pid}.pcap`)).catch(
+        (e: Error) => (log(`no wire capture: ${e.message}`), null),
+      )
+    : null
   const s0 = await engine.sample()
   const from = performance.now()
   const durationS = windowMs / 1000
   const jobs = load
     ? (['/api/v1/workflows', '/api/v1/knowledge-base/documents'] as const).map((p) =>
-        loadProcess({ url: `${engine.apiUrl}${p}?limit=${load.limit}`, connections: Math.max(1, load.clients / 2), durationS, token: load.token }))
+        loadProcess({ url: `${engine.apiUrl}${p}?limit=${load.limit}`, connections: Math.max(1, load.clients / 2), durationS, token: load.token }),
+      )
     : null
   const lists = jobs ? await Promise.all(jobs) : (await sleep(windowMs), null)
   const to = performance.now()
@@ -158,7 +199,9 @@ async function measure(engine: EngineChild, calls: TalkingCall[], windowMs: numb
 
 function describe(name: string, w: WindowFigures): string {
   const l = w.lists
-  const lists = l ? `, lists limit=${l.limit}: ${l.workflows.rps + l.documents.rps} req/s, p99 ${l.workflows.p99_ms}/${l.documents.p99_ms} ms, ${l.workflows.bytes_per_response}/${l.documents.bytes_per_response} B (workflows/documents)` : ''
+  const lists = l
+    ? `, lists limit=${l.limit}: ${l.workflows.rps + l.documents.rps} req/s, p99 ${l.workflows.p99_ms}/${l.documents.p99_ms} ms, ${l.workflows.bytes_per_response}/${l.documents.bytes_per_response} B (workflows/documents)`
+    : ''
   return `${name}: ${w.frames} audio frames, jitter p99 ${w.callers_jitter_p99_ms} ms at the callers, ${w.wire_jitter_p99_ms ?? 'n/a'} ms on the wire; engine lag p99 ${w.engine_lag_p99_ms} (max ${w.engine_lag_max_ms}) ms, cpu ${w.engine_cpu_pct}%, live ${w.live_calls}${lists}`
 }
 
@@ -177,7 +220,8 @@ async function main(): Promise<void> {
   let ok = false
   try {
     const org = await setUpOrg(engine.apiUrl, providers, 'en', SCENARIO)
-    const get = async (p: string) => (await (await fetch(engine.apiUrl + p, { headers: { authorization: `Bearer ${org.token}` } })).json()) as Record<string, unknown>
+    const get = async (p: string) =>
+      (await (await fetch(engine.apiUrl + p, { headers: { authorization: `Bearer ${org.token}` } })).json()) as Record<string, unknown>
     const me = await get('/api/v1/auth/me')
     const agent = await get(`/api/v1/workflows/${org.agentId}`)
     const scope = { organizationId: (me.organization as { id: string }).id, environmentId: (agent.environment as { id: string }).id, userId: me.id as string }
@@ -190,8 +234,10 @@ async function main(): Promise<void> {
     providers.llm.fallback({ text: 'Thank you, I have noted that down. Let me check the booking system for you, it takes only a moment. Anything else?' })
     while (calls.length < callsN) {
       const batch = Math.min(5, callsN - calls.length)
-      const added = await Promise.all(Array.from({ length: batch }, async () => new TalkingCall(await Caller.connect(await org.mint(), pacer), providers, lines, calls.length * 7)))
-      for (const t of added) (calls.push(t), t.start())
+      const added = await Promise.all(
+        Array.from({ length: batch }, async () => new TalkingCall(await Caller.connect(await org.mint(), pacer), providers, lines, calls.length * 7)),
+      )
+      for (const t of added) calls.push(t), t.start()
       await sleep(200)
     }
     log(`${callsN} calls up; settling ${warmupMs} ms`)
@@ -209,15 +255,28 @@ async function main(): Promise<void> {
     for (const w of [atMax, atDefault]) w.audio_vs_quiet = quiet.frames ? round(w.frames / quiet.frames) : null
 
     const result = {
-      scenario: SCENARIO, quick,
+      scenario: SCENARIO,
+      quick,
       machine: { cpus, cpu_model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}` },
-      config: { calls: callsN, rows, clients, window_ms: windowMs, warmup_ms: warmupMs, pinned_core: engineCore, wire_capture: wire, max_limit: maxLimit, default_limit: defaultLimit },
+      config: {
+        calls: callsN,
+        rows,
+        clients,
+        window_ms: windowMs,
+        warmup_ms: warmupMs,
+        pinned_core: engineCore,
+        wire_capture: wire,
+        max_limit: maxLimit,
+        default_limit: defaultLimit,
+      },
       windows: { quiet, burst_max_page: atMax, burst_default_page: atDefault },
     }
     process.stdout.write(JSON.stringify(result, null, 2) + '\n')
     writeResult(SCENARIO, runStamp(), result)
-    const j = (w: WindowFigures) => `${w.wire_jitter_p99_ms ?? w.callers_jitter_p99_ms}/${w.engine_lag_p99_ms}${w.audio_vs_quiet === null ? '' : ` (audio ×${w.audio_vs_quiet})`}`
-    const lat = (w: WindowFigures) => `${Math.max(w.lists!.workflows.p99_ms, w.lists!.documents.p99_ms)} ms, ${Math.max(w.lists!.workflows.bytes_per_response, w.lists!.documents.bytes_per_response)} B`
+    const j = (w: WindowFigures) =>
+      `${w.wire_jitter_p99_ms ?? w.callers_jitter_p99_ms}/${w.engine_lag_p99_ms}${w.audio_vs_quiet === null ? '' : ` (audio ×${w.audio_vs_quiet})`}`
+    const lat = (w: WindowFigures) =>
+      `${Math.max(w.lists!.workflows.p99_ms, w.lists!.documents.p99_ms)} ms, ${Math.max(w.lists!.workflows.bytes_per_response, w.lists!.documents.bytes_per_response)} B`
     process.stdout.write(
       `${SCENARIO}${quick ? ' (quick)' : ''}: ${callsN} calls, ${rows} rows each list, ${clients} clients; jitter/lag p99 (${wire ? 'wire' : 'callers'}) ms quiet ${j(quiet)}, ` +
         `limit=${maxLimit} ${j(atMax)} (list p99 ${lat(atMax)}), limit=${defaultLimit} ${j(atDefault)} (list p99 ${lat(atDefault)}) in ${Math.round((performance.now() - started) / 1000)} s\n`,

@@ -85,7 +85,12 @@ interface OzanTarget {
   dataDir: string
 }
 
-async function call(url: string, method: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  url: string,
+  method: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -104,7 +109,11 @@ async function startOzan(lvl: Level, tag: string, nodeFlags: string[] = [], env:
     nodeFlags,
     stdoutFile: logFile,
   })
-  const reg = await call(`${child.url}/api/v1/auth/register`, 'POST', { email: `bench-${tag}@example.com`, password: 'correct horse battery staple', name: 'Bench' })
+  const reg = await call(`${child.url}/api/v1/auth/register`, 'POST', {
+    email: `bench-${tag}@example.com`,
+    password: 'correct horse battery staple',
+    name: 'Bench',
+  })
   if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.json)}`)
   const token = String(reg.json.access_token)
   const key = await call(`${child.url}/api/v1/api-keys`, 'POST', { name: 'bench' }, { authorization: `Bearer ${token}` })
@@ -116,7 +125,12 @@ async function startOzan(lvl: Level, tag: string, nodeFlags: string[] = [], env:
 }
 
 /** Warm-up (optional), then one measured run; the server's CPU use comes from marks around it. */
-async function measure(label: string, child: ServerChild, headers: Record<string, string>, warm: boolean): Promise<{ figures: LoadFigures; from: Mark; to: Mark }> {
+async function measure(
+  label: string,
+  child: ServerChild,
+  headers: Record<string, string>,
+  warm: boolean,
+): Promise<{ figures: LoadFigures; from: Mark; to: Mark }> {
   const url = child.url + PATH
   if (warm) {
     note(`${label}: warm-up ${warmup}s`)
@@ -191,7 +205,10 @@ async function main(): Promise<void> {
   // Profiled runs come after, in fresh children, so profiling overhead never touches the figures
   // above. The bare server is profiled too: what it spends per request is the floor.
   const profiles: Record<string, { figures: LoadFigures; summary: ProfileSummary; cpuprofile: string }> = {}
-  const profiled = async (tag: string, start: (flags: string[], env: Record<string, string>) => Promise<{ child: ServerChild; headers: Record<string, string> }>) => {
+  const profiled = async (
+    tag: string,
+    start: (flags: string[], env: Record<string, string>) => Promise<{ child: ServerChild; headers: Record<string, string> }>,
+  ) => {
     const dir = path.join(tmp, `prof-${tag}`)
     const maps = path.join(tmp, `sourcemaps-${tag}.json`)
     const { child, headers } = await start(['--cpu-prof', `--cpu-prof-dir=${dir}`], { BENCH_SOURCEMAPS_OUT: maps })
@@ -201,7 +218,13 @@ async function main(): Promise<void> {
     if (!file) throw new Error(`no .cpuprofile in ${dir}\n${child.stderr()}`)
     const kept = resultPath(`${NAME}-${stamp}-${tag}.cpuprofile`)
     fs.copyFileSync(path.join(dir, file), kept)
-    const summary = summarizeCpuProfile(kept, REPO_ROOT, { fromUs: from.us, toUs: to.us, top: 15, sourceLine: loadSourceLines(maps), requests: figures.requests })
+    const summary = summarizeCpuProfile(kept, REPO_ROOT, {
+      fromUs: from.us,
+      toUs: to.us,
+      top: 15,
+      sourceLine: loadSourceLines(maps),
+      requests: figures.requests,
+    })
     const perRequest = figures.requests ? `, main thread ${Math.round((summary.busy_ms * 1000) / figures.requests)} µs per request` : ''
     process.stderr.write('\n' + formatProfile(`profile ${tag} at ${figures.rps} req/s${perRequest}`, summary) + '\n\n')
     profiles[tag] = { figures, summary, cpuprofile: path.relative(REPO_ROOT, kept) }
@@ -221,7 +244,12 @@ async function main(): Promise<void> {
 
   // What makes a figure untrustworthy, said next to it.
   const warnings: string[] = []
-  const targets: [string, LoadFigures | null][] = [['bare', bareF], ['koa', koaF], [`ozan(${level})`, primary], ['ozan(info)', info]]
+  const targets: [string, LoadFigures | null][] = [
+    ['bare', bareF],
+    ['koa', koaF],
+    [`ozan(${level})`, primary],
+    ['ozan(info)', info],
+  ]
   for (const [name, f] of targets) {
     if (!f) continue
     if (f.non2xx || f.errors || f.timeouts) warnings.push(`${name}: ${f.non2xx} non-2xx, ${f.errors} errors, ${f.timeouts} timeouts`)
@@ -237,7 +265,15 @@ async function main(): Promise<void> {
     request: `GET ${PATH} with X-API-Key`,
     machine,
     git: gitState(),
-    settings: { connections, duration_s: duration, warmup_s: warmup, rounds, pipelining: 1, load_generator: 'autocannon (in the parent process)', servers: 'one child process each' },
+    settings: {
+      connections,
+      duration_s: duration,
+      warmup_s: warmup,
+      rounds,
+      pipelining: 1,
+      load_generator: 'autocannon (in the parent process)',
+      servers: 'one child process each',
+    },
     bare: bareF,
     koa_floor: koaF && { ...koaF, ...ratios(koaF) },
     koa_floor_note: 'koa_floor: the same hello-world through Koa + @koa/router only: the most any Koa app can reach here',

@@ -22,7 +22,10 @@ const available = fs
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'run.ts')
   .map((f) => f.slice(0, -'.ts'.length))
   .sort()
-const only = args.only?.split(',').map((s) => s.trim()).filter(Boolean)
+const only = args.only
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
 const unknown = only?.filter((n) => !available.includes(n)) ?? []
 if (unknown.length) {
   process.stderr.write(`[bench] no such scenario: ${unknown.join(', ')} (have: ${available.join(', ')})\n`)
@@ -67,10 +70,22 @@ process.stdout.write('\n' + summaries.join('\n') + '\n')
 
 const cpus = os.cpus()
 const report = buildReport({
-  stamp, quick, scenarios: results, failed,
-  machine: { cpus: cpus.length, cpu_model: cpus[0]?.model.trim() ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()} ${os.arch()}` },
+  stamp,
+  quick,
+  scenarios: results,
+  failed,
+  machine: {
+    cpus: cpus.length,
+    cpu_model: cpus[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+  },
 })
-for (const [ext, text] of [['json', report.json], ['md', report.markdown], ['svg', report.svg]] as const) {
+for (const [ext, text] of [
+  ['json', report.json],
+  ['md', report.markdown],
+  ['svg', report.svg],
+] as const) {
   fs.writeFileSync(resultPath(`${stamp}.${ext}`), text)
 }
 process.stderr.write(`[bench] report: bench/results/${stamp}.{json,md,svg} (${((performance.now() - started) / 1000).toFixed(1)} s in all)\n`)

@@ -50,7 +50,15 @@ const LAG_LIMIT_MS = 20
 const stepsArg = process.argv.find((a) => a.startsWith('--steps='))?.slice('--steps='.length)
 const PLAN_BASE = quick
   ? { turnsPerLang: 4, interruptEvery: 4, backchannelEvery: 3, pauseMs: 300, steps: [4, 8], warmupMs: 2000, windowMs: 3000 }
-  : { turnsPerLang: 30, interruptEvery: 5, backchannelEvery: 3, pauseMs: 500, steps: [10, 25, 50, 75, 100, 125, 150, 200, 250], warmupMs: 6000, windowMs: 10_000 }
+  : {
+      turnsPerLang: 30,
+      interruptEvery: 5,
+      backchannelEvery: 3,
+      pauseMs: 500,
+      steps: [10, 25, 50, 75, 100, 125, 150, 200, 250],
+      warmupMs: 6000,
+      windowMs: 10_000,
+    }
 /** `--warmup-ms=` / `--window-ms=` replace how long each capacity step settles and is measured. */
 const msArg = (name: string) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)) || undefined
 const warmupArg = msArg('warmup-ms')
@@ -66,7 +74,12 @@ if (ROOM_DBFS !== null && !(ROOM_DBFS < 0)) throw new Error(`--room-dbfs must be
 const windowArg = msArg('window-ms')
 const PLAN = {
   ...PLAN_BASE,
-  ...(stepsArg && { steps: stepsArg.split(',').map(Number).filter((n) => n > 0) }),
+  ...(stepsArg && {
+    steps: stepsArg
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0),
+  }),
   ...(warmupArg && { warmupMs: warmupArg }),
   ...(windowArg && { windowMs: windowArg }),
 }
@@ -124,7 +137,33 @@ async function converse(org: Org, p: Providers, script: CallerScript, pacer: Fra
     await listeningAfter(c, firstAudioAt)
   }
   await c.hangUp()
-  if (process.env.BENCH_VOICE_DUMP) fs.writeFileSync(`${process.env.BENCH_VOICE_DUMP}-${script.lang}.json`, JSON.stringify({ timeline: c.timeline, replies: out.replies, dg: p.dg.sessions.map((s) => s.utterances), llm: p.llm.requests.map((r) => ({ receivedAt: r.receivedAt, chunkSentAt: r.chunkSentAt, injected: r.injected, last: r.messages.at(-1), outcome: r.outcome })), tts: p.speech.requests.map((r) => ({ receivedAt: r.receivedAt, firstByteSentAt: r.firstByteSentAt, injected: r.injected, text: r.text, outcome: r.outcome })) }, null, 1))
+  if (process.env.BENCH_VOICE_DUMP)
+    fs.writeFileSync(
+      `${process.env.BENCH_VOICE_DUMP}-${script.lang}.json`,
+      JSON.stringify(
+        {
+          timeline: c.timeline,
+          replies: out.replies,
+          dg: p.dg.sessions.map((s) => s.utterances),
+          llm: p.llm.requests.map((r) => ({
+            receivedAt: r.receivedAt,
+            chunkSentAt: r.chunkSentAt,
+            injected: r.injected,
+            last: r.messages.at(-1),
+            outcome: r.outcome,
+          })),
+          tts: p.speech.requests.map((r) => ({
+            receivedAt: r.receivedAt,
+            firstByteSentAt: r.firstByteSentAt,
+            injected: r.injected,
+            text: r.text,
+            outcome: r.outcome,
+          })),
+        },
+        null,
+        1,
+      ),
+    )
   return out
 }
 
@@ -142,10 +181,17 @@ function joinReply(speechEndAt: number, firstAudioAt: number | null, text: strin
   const llm = asked.filter((r) => JSON.stringify(r.messages.at(-1) ?? '').includes(text)).at(-1) ?? asked.at(-1)
   const tts = llm ? p.speech.requests.find((r) => r.receivedAt >= llm.receivedAt && r.receivedAt < until) : undefined
   return {
-    speechEndAt, firstAudioAt, endOfTurnWaitMs: END_OF_TURN_WAIT_MS, preemptive: true, speculateAfterMs: DEFAULT_ENDPOINTER.speculateAfterMs,
+    speechEndAt,
+    firstAudioAt,
+    endOfTurnWaitMs: END_OF_TURN_WAIT_MS,
+    preemptive: true,
+    speculateAfterMs: DEFAULT_ENDPOINTER.speculateAfterMs,
     stt: utt ? { finalSentAt: utt.finalSentAt, injectedMs: utt.injectedLatencyMs, completeAt: utt.completeAt } : null,
-    llm: llm ? { receivedAt: llm.receivedAt, chunkSentAt: llm.chunkSentAt, finishSentAt: llm.finishSentAt, injectedFirstTokenMs: llm.injected.firstTokenMs } : null,
-    tts: tts && tts.firstByteSentAt !== null ? { receivedAt: tts.receivedAt, firstByteSentAt: tts.firstByteSentAt, injectedMs: tts.injected.firstByteMs } : null,
+    llm: llm
+      ? { receivedAt: llm.receivedAt, chunkSentAt: llm.chunkSentAt, finishSentAt: llm.finishSentAt, injectedFirstTokenMs: llm.injected.firstTokenMs }
+      : null,
+    tts:
+      tts && tts.firstByteSentAt !== null ? { receivedAt: tts.receivedAt, firstByteSentAt: tts.firstByteSentAt, injectedMs: tts.injected.firstByteMs } : null,
   }
 }
 
@@ -174,7 +220,18 @@ async function main(): Promise<void> {
   let ok = false
   try {
     const scripts = await Promise.all(langs.map((l) => callerScript(l)))
-    const sets = await Promise.all(langs.map((_, i) => startProviders({ stt: STT_FINAL, sttInterimMs: STT_INTERIM_MS, llm: LLM_FIRST_TOKEN, tts: TTS_FIRST_BYTE, msPerChar: REPLY_MS_PER_CHAR, seed: 11 + i * 100 })))
+    const sets = await Promise.all(
+      langs.map((_, i) =>
+        startProviders({
+          stt: STT_FINAL,
+          sttInterimMs: STT_INTERIM_MS,
+          llm: LLM_FIRST_TOKEN,
+          tts: TTS_FIRST_BYTE,
+          msPerChar: REPLY_MS_PER_CHAR,
+          seed: 11 + i * 100,
+        }),
+      ),
+    )
     providers.push(...sets)
     const orgs = await Promise.all(langs.map((l, i) => setUpOrg(engine.apiUrl, sets[i]!, l, l)))
 
@@ -187,14 +244,23 @@ async function main(): Promise<void> {
     const chats = sets.flatMap((s) => s.llm.requests.filter((r) => r.path === '/v1/chat/completions'))
     latency.llm_requests = { total: chats.length, dropped: chats.filter((r) => r.outcome === 'client_closed').length }
     log(`LLM requests: ${chats.length} for ${replies.length} replies, ${latency.llm_requests.dropped} dropped before their end (speculations, barge-ins)`)
-    log(`voice-to-voice p50 ${latency.voice_to_voice_ms.p50} ms, engine-added p50 ${latency.engine_added_ms.p50} / p95 ${latency.engine_added_ms.p95} ms (n ${latency.engine_added_ms.n}), barge-in stop p50 ${barge_in.stop_ms.p50} ms (n ${barge_in.count})`)
+    log(
+      `voice-to-voice p50 ${latency.voice_to_voice_ms.p50} ms, engine-added p50 ${latency.engine_added_ms.p50} / p95 ${latency.engine_added_ms.p95} ms (n ${latency.engine_added_ms.n}), barge-in stop p50 ${barge_in.stop_ms.p50} ms (n ${barge_in.count})`,
+    )
 
     // Capacity: short provider delays (agent audio must flow, the delays themselves are not measured).
     const cap = await startProviders({ stt: 100, llm: 100, tts: 50, msPerChar: 50, seed: 7 })
     providers.push(cap)
     const capOrg = await setUpOrg(engine.apiUrl, cap, 'en', 'capacity')
-    const capReply = 'Thank you, I have noted that down. Let me check the booking system for you, it takes only a moment. Anything else I can help you with today?'
-    const steps = await capacity(engine, capOrg, cap, scripts[0]!.turns, capReply, pacer, { ...PLAN, jitterLimitMs: JITTER_LIMIT_MS, lagLimitMs: LAG_LIMIT_MS, wireCapture, log })
+    const capReply =
+      'Thank you, I have noted that down. Let me check the booking system for you, it takes only a moment. Anything else I can help you with today?'
+    const steps = await capacity(engine, capOrg, cap, scripts[0]!.turns, capReply, pacer, {
+      ...PLAN,
+      jitterLimitMs: JITTER_LIMIT_MS,
+      lagLimitMs: LAG_LIMIT_MS,
+      wireCapture,
+      log,
+    })
     const mem = rssPerSessionMb(steps)
 
     const result: VoiceBenchResult = {
@@ -202,8 +268,15 @@ async function main(): Promise<void> {
       quick,
       machine: { cpus, cpu_model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}` },
       config: {
-        end_of_turn_wait_ms: END_OF_TURN_WAIT_MS, preemptive: true, stt_final: STT_FINAL, stt_interim_ms: STT_INTERIM_MS, llm_first_token: LLM_FIRST_TOKEN,
-        llm_tokens_per_s: LLM_TOKENS_PER_S, tts_first_byte: TTS_FIRST_BYTE, languages: langs, room_dbfs: ROOM_DBFS,
+        end_of_turn_wait_ms: END_OF_TURN_WAIT_MS,
+        preemptive: true,
+        stt_final: STT_FINAL,
+        stt_interim_ms: STT_INTERIM_MS,
+        llm_first_token: LLM_FIRST_TOKEN,
+        llm_tokens_per_s: LLM_TOKENS_PER_S,
+        tts_first_byte: TTS_FIRST_BYTE,
+        languages: langs,
+        room_dbfs: ROOM_DBFS,
       },
       latency,
       barge_in,
@@ -233,7 +306,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    log(`failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
+    log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
     process.exit(1)
   },
 )

@@ -29,7 +29,10 @@ const NAME = 'webhooks'
 const GOALS = { deliveries_per_s: 1000, p99_ms: 50 }
 const { values: args } = parseArgs({
   options: {
-    endpoints: { type: 'string' }, burst: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' },
+    endpoints: { type: 'string' },
+    burst: { type: 'string' },
+    rate: { type: 'string' },
+    seconds: { type: 'string' },
     quick: { type: 'boolean', default: false },
   },
 })
@@ -107,10 +110,22 @@ async function main(): Promise<void> {
   const principal = { organizationId: org.id, environmentId: env.id, userId: null } as unknown as Principal
   for (let i = 0; i < endpoints; i++) {
     // Distinct URLs, as distinct customers would have; the receiver ignores the path.
-    await webhooks.create(principal, { url: `http://127.0.0.1:${receiver.port}/hook/${i}`, events: ['transcript.updated'], timeout_seconds: 10, headers: { 'x-bench': '1' }, enabled: true })
+    await webhooks.create(principal, {
+      url: `http://127.0.0.1:${receiver.port}/hook/${i}`,
+      events: ['transcript.updated'],
+      timeout_seconds: 10,
+      headers: { 'x-bench': '1' },
+      enabled: true,
+    })
   }
   const publish = () =>
-    bus.publish({ type: 'transcript.updated', organizationId: org.id, environmentId: env.id, occurredAt: Date.now(), data: { session_uuid: 'bench', role: 'user', text: 'Merhaba, randevu almak istiyorum.', sent: wallMs() } })
+    bus.publish({
+      type: 'transcript.updated',
+      organizationId: org.id,
+      environmentId: env.id,
+      occurredAt: Date.now(),
+      data: { session_uuid: 'bench', role: 'user', text: 'Merhaba, randevu almak istiyorum.', sent: wallMs() },
+    })
   try {
     note(`throughput: ${burst} events × ${endpoints} endpoints`)
     const t0 = performance.now()
@@ -135,10 +150,26 @@ async function main(): Promise<void> {
     await until(() => receiver.arrivals.length >= events * endpoints, 60_000)
     const latencies = receiver.arrivals.map((a) => a.arrivedAt - a.sentAt).sort((a, b) => a - b)
     const result = {
-      bench: NAME, started_at: stamp, machine: machineInfo(), git: gitState(),
-      settings: { endpoints, burst_events: burst, rate_deliveries_per_s: rate, seconds, max_in_flight: config.webhookMaxInFlight, max_per_endpoint: config.webhookMaxPerEndpoint },
+      bench: NAME,
+      started_at: stamp,
+      machine: machineInfo(),
+      git: gitState(),
+      settings: {
+        endpoints,
+        burst_events: burst,
+        rate_deliveries_per_s: rate,
+        seconds,
+        max_in_flight: config.webhookMaxInFlight,
+        max_per_endpoint: config.webhookMaxPerEndpoint,
+      },
       throughput: { deliveries: burst * endpoints, seconds: round(drainS), deliveries_per_s: Math.round(throughput), enqueue_ms: round(enqueuedMs) },
-      latency_ms: { deliveries: latencies.length, p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), p99: round(percentile(latencies, 99)), max: round(latencies.at(-1)!) },
+      latency_ms: {
+        deliveries: latencies.length,
+        p50: round(percentile(latencies, 50)),
+        p95: round(percentile(latencies, 95)),
+        p99: round(percentile(latencies, 99)),
+        max: round(latencies.at(-1)!),
+      },
       goals: GOALS,
       goals_met: { throughput: throughput >= GOALS.deliveries_per_s, p99: percentile(latencies, 99) < GOALS.p99_ms },
     }

@@ -92,11 +92,14 @@ const isCidr = (v: string): boolean => {
 }
 const cidrList = z
   .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .refine((list) => list.every(isCidr), 'must be comma-separated CIDR ranges such as "127.0.0.0/8,10.1.0.0/16"')
-const secret = z
-  .string()
-  .refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes')
+const secret = z.string().refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes')
 
 /** Variable name → [schema, default]. A missing variable takes the default. */
 const VARIABLES = {
@@ -125,7 +128,10 @@ const VARIABLES = {
   OZAN_REQUEST_LOG_RETENTION_DAYS: [int(1, 3650), '30'],
   // "id=Name" pairs, comma separated; each region's API URL is this deployment's public URL unless
   // given as "id=Name=https://…".
-  OZAN_REGIONS: [z.string().regex(/^[a-z0-9-]+=[^,=]+(=https?:\/\/[^,]+)?(,[a-z0-9-]+=[^,=]+(=https?:\/\/[^,]+)?)*$/, 'must look like "eu=Europe,us=United States"'), 'local=Local'],
+  OZAN_REGIONS: [
+    z.string().regex(/^[a-z0-9-]+=[^,=]+(=https?:\/\/[^,]+)?(,[a-z0-9-]+=[^,=]+(=https?:\/\/[^,]+)?)*$/, 'must look like "eu=Europe,us=United States"'),
+    'local=Local',
+  ],
   OZAN_RATE_LIMIT_ORG_PER_MIN: [int(1, 10_000_000), '6000'],
   OZAN_RATE_LIMIT_ORG_BURST: [int(1, 10_000_000), '1000'],
   OZAN_RATE_LIMIT_KEY_PER_MIN: [int(1, 10_000_000), '3000'],

@@ -40,9 +40,7 @@ export function migrate(db: Db, dir = MIGRATIONS_DIR): string[] {
     name TEXT NOT NULL,
     applied_at INTEGER NOT NULL
   )`)
-  const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-  )
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version))
   const files = fs
     .readdirSync(dir)
     .filter((f) => /^\d{3,}_[\w-]+\.sql$/.test(f))

@@ -5,7 +5,13 @@ import { SCOPES } from '../rbac/index.js'
 export const ApiKeyCreate = z
   .object({
     name: z.string().trim().min(1).max(100),
-    expires_in_days: z.number().int().min(1).max(3650).optional().describe('The key stops working this many days after creation; omitted: never expires. Cannot change later.'),
+    expires_in_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .optional()
+      .describe('The key stops working this many days after creation; omitted: never expires. Cannot change later.'),
     scopes: z
       .array(z.enum(SCOPES))
       .min(1)

@@ -64,10 +64,17 @@ function toResponse(r: AuditRow): z.output<typeof AuditEventResponse> {
 export function auditRoutes(repos: Repos) {
   return [
     defineRoute({
-      operationId: 'audit_list', method: 'get', path: '/api/v1/audit', auth: 'A', permission: 'audit:read', tag: 'Entitlements, flags, audit',
+      operationId: 'audit_list',
+      method: 'get',
+      path: '/api/v1/audit',
+      auth: 'A',
+      permission: 'audit:read',
+      tag: 'Entitlements, flags, audit',
       summary: 'The audit trail, newest first',
       description: `Filters: action, resource_type, actor, since, until. ${pagingDescription(DEFAULT_AUDIT_PAGE_LIMITS)}`,
-      query: AuditQuery, status: 200, response: z.array(AuditEventResponse),
+      query: AuditQuery,
+      status: 200,
+      response: z.array(AuditEventResponse),
       handler: ({ auth, query, req }) => {
         const page = repos.audit.page(auth.organizationId, {
           action: query.action ?? null,

@@ -28,27 +28,19 @@ export const RegisterRequest = z
   })
   .meta({ id: 'RegisterRequest' })
 
-export const LoginRequest = z
-  .object({ email: z.string().max(254), password: z.string().max(1024) })
-  .meta({ id: 'LoginRequest' })
+export const LoginRequest = z.object({ email: z.string().max(254), password: z.string().max(1024) }).meta({ id: 'LoginRequest' })
 
 export const VerifyEmailRequest = z.object({ token: EmailToken }).meta({ id: 'VerifyEmailRequest' })
 
-export const ForgotPasswordRequest = z
-  .object({ email: z.string().max(254), locale: Locale.optional() })
-  .meta({ id: 'ForgotPasswordRequest' })
+export const ForgotPasswordRequest = z.object({ email: z.string().max(254), locale: Locale.optional() }).meta({ id: 'ForgotPasswordRequest' })
 
-export const ResetPasswordRequest = z
-  .object({ token: EmailToken, password: Password })
-  .meta({ id: 'ResetPasswordRequest' })
+export const ResetPasswordRequest = z.object({ token: EmailToken, password: Password }).meta({ id: 'ResetPasswordRequest' })
 
 export const RefreshRequest = z.object({ refresh_token: z.string().min(16).max(256) }).meta({ id: 'RefreshRequest' })
 
 export const ResendVerificationQuery = z.object({ locale: Locale.optional() })
 
-export const OrganizationRef = z
-  .object({ id: z.uuid(), name: z.string() })
-  .meta({ id: 'OrganizationRef', description: 'The organization the caller acts in.' })
+export const OrganizationRef = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'OrganizationRef', description: 'The organization the caller acts in.' })
 
 export const UserResponse = z
   .object({

@@ -54,7 +54,10 @@ export class AccountService {
     })
   }
 
-  async register(input: { email: string; password: string; name: string; organization_name?: string; locale: Lang }, req: RequestInfo): Promise<TokenResponseT> {
+  async register(
+    input: { email: string; password: string; name: string; organization_name?: string; locale: Lang },
+    req: RequestInfo,
+  ): Promise<TokenResponseT> {
     const { repos, clock } = this.d
     if (repos.users.findByEmail(input.email)) throw new ApiError('email_taken')
     const passwordHash = await hashPassword(input.password)
@@ -90,7 +93,10 @@ export class AccountService {
       // The actor is anonymous: nobody proved to be that user. The account is the resource.
       const orgId = user ? (repos.organizations.firstMembership(user.id)?.organization_id ?? null) : null
       this.d.auditor.record({ organizationId: orgId, userId: null }, req, {
-        action: 'session.login_failed', resourceType: 'user', resourceId: user?.id ?? null, outcome: 'failure',
+        action: 'session.login_failed',
+        resourceType: 'user',
+        resourceId: user?.id ?? null,
+        outcome: 'failure',
       })
       this.recordLockouts(attempt, user?.id ?? null, orgId, req)
       throw new ApiError('invalid_credentials')
@@ -100,7 +106,11 @@ export class AccountService {
       this.d.logger.info({ event: 'login_past_ceiling', user_id: user.id, address: req.ip }, 'sign-in from a known address while the account ceiling is spent')
     }
     const membership = this.homeMembership(user.id)
-    this.d.auditor.record({ organizationId: membership.organization_id, userId: user.id }, req, { action: 'session.login', resourceType: 'user', resourceId: user.id })
+    this.d.auditor.record({ organizationId: membership.organization_id, userId: user.id }, req, {
+      action: 'session.login',
+      resourceType: 'user',
+      resourceId: user.id,
+    })
     return this.startSession(user.id, membership.organization_id)
   }
 
@@ -112,7 +122,10 @@ export class AccountService {
         'sign-in throttled after repeated failures',
       )
       this.d.auditor.record({ organizationId: orgId, userId: null }, req, {
-        action: 'session.login_throttled', resourceType: 'user', resourceId: userId, outcome: 'failure',
+        action: 'session.login_throttled',
+        resourceType: 'user',
+        resourceId: userId,
+        outcome: 'failure',
         metadata: { scope: lockout.scope, retry_after_s: lockout.retryAfterS },
       })
     }
@@ -133,7 +146,10 @@ export class AccountService {
       repos.authSessions.revoke(session.id, 'refresh_token_reuse', now)
       this.d.logger.warn({ event: 'refresh_reuse', session_id: session.id }, 'refresh token reuse; session revoked')
       this.d.auditor.record({ organizationId: session.organization_id, userId: session.user_id }, req, {
-        action: 'session.refresh_reuse', resourceType: 'session', resourceId: session.id, outcome: 'failure',
+        action: 'session.refresh_reuse',
+        resourceType: 'session',
+        resourceId: session.id,
+        outcome: 'failure',
       })
       throw new ApiError('authentication_required', 'The refresh token was already used; the session has been ended.')
     }
@@ -150,7 +166,11 @@ export class AccountService {
     if (!row) throw new ApiError('invalid_token')
     repos.users.markVerified(row.user_id, clock.now())
     const membership = this.homeMembership(row.user_id)
-    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, { action: 'user.email_verified', resourceType: 'user', resourceId: row.user_id })
+    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, {
+      action: 'user.email_verified',
+      resourceType: 'user',
+      resourceId: row.user_id,
+    })
     return this.startSession(row.user_id, membership.organization_id)
   }
 
@@ -169,7 +189,10 @@ export class AccountService {
     const ip = req.ip
     // Throttled per email (whether or not it has an account, so a 429 reveals nothing) and per
     // address, so nobody can flood an inbox or the outbox.
-    for (const [key, rule] of [[`forgot:email:${email.trim().toLowerCase()}`, FORGOT_PER_EMAIL], [`forgot:address:${ip}`, settings.loginPerAddress]] as const) {
+    for (const [key, rule] of [
+      [`forgot:email:${email.trim().toLowerCase()}`, FORGOT_PER_EMAIL],
+      [`forgot:address:${ip}`, settings.loginPerAddress],
+    ] as const) {
       const state = limiter.take(key, rule)
       if (!state.allowed) throw new ApiError('rate_limited', undefined, { 'Retry-After': String(state.retryAfterS) })
     }
@@ -178,7 +201,13 @@ export class AccountService {
     const user = repos.users.findByEmail(email.trim())
     if (!user) return
     const now = clock.now()
-    repos.emailTokens.insert({ token_hash: hash, user_id: user.id, purpose: 'reset_password', created_at: now, expires_at: now + settings.resetTokenTtlS * 1000 })
+    repos.emailTokens.insert({
+      token_hash: hash,
+      user_id: user.id,
+      purpose: 'reset_password',
+      created_at: now,
+      expires_at: now + settings.resetTokenTtlS * 1000,
+    })
     this.d.mailer.queue('reset_password', user.email, locale ?? (user.locale as Lang), '/reset-password', token, settings.resetTokenTtlS)
     const orgId = repos.organizations.firstMembership(user.id)?.organization_id ?? null
     this.d.auditor.record({ organizationId: orgId, userId: null }, req, { action: 'user.password_reset_requested', resourceType: 'user', resourceId: user.id })
@@ -197,7 +226,11 @@ export class AccountService {
     // Receiving the reset email also proves the address.
     repos.users.markVerified(row.user_id, now)
     const membership = this.homeMembership(row.user_id)
-    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, { action: 'user.password_reset', resourceType: 'user', resourceId: row.user_id })
+    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, {
+      action: 'user.password_reset',
+      resourceType: 'user',
+      resourceId: row.user_id,
+    })
     // Holding the mailbox and the new password is as good a proof as a sign-in; this is also the
     // way back in for an owner refused at an unfamiliar address while the account ceiling is spent.
     const user = repos.users.get(row.user_id)
@@ -220,7 +253,13 @@ export class AccountService {
     const { repos, clock, settings } = this.d
     const token = randomToken(32)
     const now = clock.now()
-    repos.emailTokens.insert({ token_hash: sha256Hex(token), user_id: user.id, purpose: 'verify_email', created_at: now, expires_at: now + settings.verifyTokenTtlS * 1000 })
+    repos.emailTokens.insert({
+      token_hash: sha256Hex(token),
+      user_id: user.id,
+      purpose: 'verify_email',
+      created_at: now,
+      expires_at: now + settings.verifyTokenTtlS * 1000,
+    })
     this.d.mailer.queue('verify_email', user.email, lang, '/verify-email', token, settings.verifyTokenTtlS)
   }
 
@@ -230,7 +269,10 @@ export class AccountService {
     const sessionId = randomUUID()
     const refresh = randomToken(32)
     const expiresAt = now + this.d.settings.refreshTokenTtlS * 1000
-    this.d.repos.authSessions.create({ id: sessionId, user_id: userId, organization_id: organizationId, created_at: now, expires_at: expiresAt }, sha256Hex(refresh))
+    this.d.repos.authSessions.create(
+      { id: sessionId, user_id: userId, organization_id: organizationId, created_at: now, expires_at: expiresAt },
+      sha256Hex(refresh),
+    )
     return this.tokenResponse(userId, organizationId, sessionId, refresh, expiresAt)
   }
 

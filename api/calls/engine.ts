@@ -53,11 +53,25 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
     if (call.claims.callId !== null) {
       const row = services.repos.sessions.get(scope, call.claims.callId)
       if (!row || row.status !== 'pending') throw new ApiError('session_ended', 'This call is no longer waiting for a connection.')
-      return { pending: true, workflowId: row.workflow_id, version: row.workflow_version, definition: row.definition, config: row.config, state: JSON.parse(row.state) as RuntimeState }
+      return {
+        pending: true,
+        workflowId: row.workflow_id,
+        version: row.workflow_version,
+        definition: row.definition,
+        config: row.config,
+        state: JSON.parse(row.state) as RuntimeState,
+      }
     }
     const picked = services.sessions.published(scope, call.claims.workflowId!)
     const def = storedDefinition(picked.definition)
-    return { pending: false, workflowId: picked.workflow.id, version: picked.version, definition: picked.definition, config: picked.config, state: initialState(def, call.variables) }
+    return {
+      pending: false,
+      workflowId: picked.workflow.id,
+      version: picked.version,
+      definition: picked.definition,
+      config: picked.config,
+      state: initialState(def, call.variables),
+    }
   }
 
   const onCall = (call: WebCall): void => {
@@ -71,8 +85,18 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
       const voice = services.sessions.voiceProviders(scope.organizationId, agent)
       const state = picked.state
       recorder = new SessionCallRecorder({
-        repos: services.repos, bus: services.bus, clock: services.clock, logger: log, ...scope, workflowId: picked.workflowId,
-        version: picked.version, definition: picked.definition, config: picked.config, initial: state, callId: call.callId, pending: picked.pending,
+        repos: services.repos,
+        bus: services.bus,
+        clock: services.clock,
+        logger: log,
+        ...scope,
+        workflowId: picked.workflowId,
+        version: picked.version,
+        definition: picked.definition,
+        config: picked.config,
+        initial: state,
+        callId: call.callId,
+        pending: picked.pending,
       })
       const runtime = new GraphRuntime(def, agent, services.sessions.runtimeIO(scope), state, { channel: 'web', session_id: recorder.sessionId })
       recorder.stateFrom(() => runtime.state)
@@ -86,7 +110,11 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
         ttsCache,
         ...(voice.voice !== undefined && { voice: voice.voice }),
         strategy: turnStrategy(agent),
-        bargeIn: { minWords: agent.turn_taking.interruption_min_words, minSpeechMs: agent.turn_taking.interruption_min_duration_ms, backchannels: agent.turn_taking.backchannel_words },
+        bargeIn: {
+          minWords: agent.turn_taking.interruption_min_words,
+          minSpeechMs: agent.turn_taking.interruption_min_duration_ms,
+          backchannels: agent.turn_taking.backchannel_words,
+        },
         language: voice.sttLanguage,
         recorder,
         limits: { maxDurationMs: agent.max_call_duration_s * 1000, silenceTimeoutMs: agent.silence_timeout_s * 1000 },
@@ -120,7 +148,11 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
   // The API shares this event loop: while calls are live its requests take turns with their audio.
   services.apiTurns.shareWith(() => live.size > 0)
   const gate = createWebCallGate({ tokens: services.webCalls.tokens, liveCalls: services.webCalls.liveCalls, onCall })
-  const server = await createSocketServer(gate, { prefer: config.engineSocket === 'ws' ? 'ws' : 'uws', path: WEB_CALL_PATH, maxPayloadBytes: MAX_PAYLOAD_BYTES })
+  const server = await createSocketServer(gate, {
+    prefer: config.engineSocket === 'ws' ? 'ws' : 'uws',
+    path: WEB_CALL_PATH,
+    maxPayloadBytes: MAX_PAYLOAD_BYTES,
+  })
   const port = await server.listen(o.host ?? config.engineHost, o.port ?? config.enginePort)
   services.webCalls.bound?.(port)
   // Never the upgrade URL: it carries the token.

@@ -107,19 +107,35 @@ const TurnLatency = z
 export const CallDetail = CallSummary.extend({
   variables: z.record(z.string(), z.unknown()),
   transcript: z.array(
-    z.object({ role: z.enum(['user', 'assistant']), text: z.string(), turn_id: z.string().nullable(), interrupted: z.boolean() }).meta({ id: 'CallTranscriptLine' }),
+    z
+      .object({ role: z.enum(['user', 'assistant']), text: z.string(), turn_id: z.string().nullable(), interrupted: z.boolean() })
+      .meta({ id: 'CallTranscriptLine' }),
   ),
   events: z.array(z.object({ seq: z.number().int(), kind: z.string(), data: z.record(z.string(), z.unknown()), created_at: z.iso.datetime() })),
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
-  cost: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), amount_minor: z.number().int().nullable(), currency: z.string().nullable() }),
+  cost: z.object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    amount_minor: z.number().int().nullable(),
+    currency: z.string().nullable(),
+  }),
   latency: z.object({ turns: z.array(TurnLatency), average_turn_ms: z.number().int().nullable() }),
 }).meta({ id: 'CallDetail' })
 
 export const CallListQuery = z
   .object({
-    channel: z.enum(['calls', 'chat', 'sessions']).optional().describe('calls: web and phone calls; chat: chat sessions; sessions (default): everything, text runs included.'),
+    channel: z
+      .enum(['calls', 'chat', 'sessions'])
+      .optional()
+      .describe('calls: web and phone calls; chat: chat sessions; sessions (default): everything, text runs included.'),
     status: z.enum(CALL_STATUSES).optional(),
-    q: z.string().trim().min(1).max(200).optional().describe('Matches the agent’s name, transcript text, variable names and values (numbers, names), or a call uuid prefix.'),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Matches the agent’s name, transcript text, variable names and values (numbers, names), or a call uuid prefix.'),
     since: z.iso.datetime({ offset: true }).optional().describe('Calls started at or after this instant.'),
     until: z.iso.datetime({ offset: true }).optional().describe('Calls started before this instant.'),
     limit: z.coerce.number().int().min(1).max(MAX_CALL_PAGE).default(25).describe(`At most ${MAX_CALL_PAGE}.`),
@@ -142,7 +158,12 @@ export const CallControlRequest = z
         interrupt: z.boolean().default(false).describe('true: cut the line being spoken (as a barge-in would); false: speak after it.'),
       })
       .strict(),
-    z.object({ action: z.literal('transfer'), target: z.string().trim().min(1).max(256).describe('A phone number, SIP URI or label; a web call hands it to the browser.') }).strict(),
+    z
+      .object({
+        action: z.literal('transfer'),
+        target: z.string().trim().min(1).max(256).describe('A phone number, SIP URI or label; a web call hands it to the browser.'),
+      })
+      .strict(),
     z.object({ action: z.literal('end'), immediately: z.boolean().default(false).describe('false: end after the line being spoken; true: at once.') }).strict(),
   ])
   .meta({ id: 'CallControlRequest' })

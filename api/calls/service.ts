@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto'
 import type { Clock, Config } from '../../core/index.js'
 import type { Repos, SessionChannel, SessionRow } from '../../db/index.js'
 import { AgentConfig, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
-import { InProcessCallControlBus, InProcessLiveCalls, MAX_VARIABLES_BYTES, WebCallTokenError, WebCallTokens, type CallControl, type CallControlBus, type LiveCalls, type MintRequest } from '../../engine/calls/index.js'
+import {
+  InProcessCallControlBus,
+  InProcessLiveCalls,
+  MAX_VARIABLES_BYTES,
+  WebCallTokenError,
+  WebCallTokens,
+  type CallControl,
+  type CallControlBus,
+  type LiveCalls,
+  type MintRequest,
+} from '../../engine/calls/index.js'
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
@@ -81,8 +91,12 @@ export class CallService {
       const turn = await this.d.sessions.open(p, agent, body.variables, 'chat')
       const row = this.d.repos.sessions.get(scopeOf(p), turn.session_id)!
       return {
-        ...callFields(row), created_at: iso(row.started_at)!, variables: turn.variables,
-        messages: turn.messages, ended: turn.ended, disposition: turn.disposition,
+        ...callFields(row),
+        created_at: iso(row.started_at)!,
+        variables: turn.variables,
+        messages: turn.messages,
+        ended: turn.ended,
+        disposition: turn.disposition,
       }
     }
     if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
@@ -94,9 +108,20 @@ export class CallService {
     const id = randomUUID()
     const now = this.d.clock.now()
     this.d.repos.sessions.insert({
-      id, organization_id: p.organizationId, environment_id: p.environmentId, workflow_id: agent.workflowId, workflow_version: agent.version, channel: 'web',
-      definition: agent.definition, config: agent.config, state: JSON.stringify(state), started_by_user: p.userId, started_by_key: p.apiKeyId, started_at: now,
-      status: 'pending', pending_until: now + this.d.webCalls.tokens.ttlS * 1000,
+      id,
+      organization_id: p.organizationId,
+      environment_id: p.environmentId,
+      workflow_id: agent.workflowId,
+      workflow_version: agent.version,
+      channel: 'web',
+      definition: agent.definition,
+      config: agent.config,
+      state: JSON.stringify(state),
+      started_by_user: p.userId,
+      started_by_key: p.apiKeyId,
+      started_at: now,
+      status: 'pending',
+      pending_until: now + this.d.webCalls.tokens.ttlS * 1000,
     })
     let minted
     try {
@@ -107,17 +132,25 @@ export class CallService {
     }
     const row = this.d.repos.sessions.get(scopeOf(p), id)!
     return {
-      ...callFields(row), created_at: iso(now)!, variables: state.variables,
-      token: minted.token, ws_url: this.wsUrl(minted.token), expires_at: new Date(minted.expiresAt).toISOString(),
+      ...callFields(row),
+      created_at: iso(now)!,
+      variables: state.variables,
+      token: minted.token,
+      ws_url: this.wsUrl(minted.token),
+      expires_at: new Date(minted.expiresAt).toISOString(),
     }
   }
 
   list(p: Principal, q: CallListQueryT) {
     this.d.repos.sessions.expirePending(this.d.clock.now())
     const page = this.d.repos.calls.page(scopeOf(p), {
-      channels: LISTED[q.channel ?? 'sessions'], status: q.status ?? null, q: q.q ?? null,
-      since: q.since === undefined ? null : Date.parse(q.since), until: q.until === undefined ? null : Date.parse(q.until),
-      limit: q.limit, offset: q.offset,
+      channels: LISTED[q.channel ?? 'sessions'],
+      status: q.status ?? null,
+      q: q.q ?? null,
+      since: q.since === undefined ? null : Date.parse(q.since),
+      until: q.until === undefined ? null : Date.parse(q.until),
+      limit: q.limit,
+      offset: q.offset,
     })
     return { items: page.items.map((r) => summary(r, r.workflow_name)), total: page.total, limit: q.limit, offset: q.offset }
   }
@@ -127,10 +160,19 @@ export class CallService {
     const row = this.row(p, callId)
     const name = row.workflow_id === null ? null : (this.d.repos.workflows.get(scopeOf(p), row.workflow_id)?.name ?? null)
     const state = JSON.parse(row.state) as RuntimeState
-    const events = this.d.repos.sessions.events(row.id).map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! }))
+    const events = this.d.repos.sessions
+      .events(row.id)
+      .map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! }))
     const transcript = events.flatMap((e) =>
       e.kind === 'user_message' || e.kind === 'agent_message'
-        ? [{ role: e.kind === 'user_message' ? ('user' as const) : ('assistant' as const), text: String(e.data['text'] ?? ''), turn_id: typeof e.data['turn_id'] === 'string' ? e.data['turn_id'] : null, interrupted: e.data['interrupted'] === true }]
+        ? [
+            {
+              role: e.kind === 'user_message' ? ('user' as const) : ('assistant' as const),
+              text: String(e.data['text'] ?? ''),
+              turn_id: typeof e.data['turn_id'] === 'string' ? e.data['turn_id'] : null,
+              interrupted: e.data['interrupted'] === true,
+            },
+          ]
         : [],
     )
     const turns = events.filter((e) => e.kind === 'turn').map((e) => e.data as { turn: number; duration_ms: number })
@@ -194,7 +236,9 @@ export class CallService {
 }
 
 function variablesTooLarge(loc: string[]): ValidationError {
-  return new ValidationError([{ type: 'too_big', loc, msg: `variables are at most ${MAX_VARIABLES_BYTES} bytes of JSON`, ctx: { max_bytes: MAX_VARIABLES_BYTES } }])
+  return new ValidationError([
+    { type: 'too_big', loc, msg: `variables are at most ${MAX_VARIABLES_BYTES} bytes of JSON`, ctx: { max_bytes: MAX_VARIABLES_BYTES } },
+  ])
 }
 
 function callFields(r: SessionRow) {

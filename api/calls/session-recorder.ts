@@ -92,10 +92,21 @@ export class SessionCallRecorder implements CallRecorder {
         this.resolveDone()
         return false
       }
-    } else o.repos.sessions.insert({
-      id: this.sessionId, organization_id: o.organizationId, environment_id: o.environmentId, workflow_id: o.workflowId, workflow_version: o.version,
-      channel: 'web', definition: o.definition, config: o.config, state: JSON.stringify(o.initial), started_by_user: null, started_by_key: null, started_at: now,
-    })
+    } else
+      o.repos.sessions.insert({
+        id: this.sessionId,
+        organization_id: o.organizationId,
+        environment_id: o.environmentId,
+        workflow_id: o.workflowId,
+        workflow_version: o.version,
+        channel: 'web',
+        definition: o.definition,
+        config: o.config,
+        state: JSON.stringify(o.initial),
+        started_by_user: null,
+        started_by_key: null,
+        started_at: now,
+      })
     this.opened = true
     this.schedule()
     this.publish('session.started', { ...this.base(), version: o.version, channel: 'web', call_id: o.callId, variables: o.initial.variables }, now)
@@ -127,7 +138,11 @@ export class SessionCallRecorder implements CallRecorder {
 
   transcript(role: 'user' | 'agent', text: string, o: { interrupted: boolean; turnId: string }): void {
     this.lines.push({ role: role === 'agent' ? 'assistant' : 'user', text })
-    this.buffered.push({ kind: role === 'agent' ? 'agent_message' : 'user_message', data: { text, turn_id: o.turnId, interrupted: o.interrupted }, at: this.o.clock.now() })
+    this.buffered.push({
+      kind: role === 'agent' ? 'agent_message' : 'user_message',
+      data: { text, turn_id: o.turnId, interrupted: o.interrupted },
+      at: this.o.clock.now(),
+    })
   }
 
   metrics(turn: TurnMetricsRecord): void {
@@ -206,8 +221,14 @@ export class SessionCallRecorder implements CallRecorder {
     o.repos.sessions.saveTurn(
       this.sessionId,
       {
-        state: JSON.stringify(state), status: failed ? 'failed' : 'completed', disposition, turns: this.turns.length,
-        prompt_tokens: this.usage.p, completion_tokens: this.usage.c, error_code: errorCode, ended_at: now,
+        state: JSON.stringify(state),
+        status: failed ? 'failed' : 'completed',
+        disposition,
+        turns: this.turns.length,
+        prompt_tokens: this.usage.p,
+        completion_tokens: this.usage.c,
+        error_code: errorCode,
+        ended_at: now,
       },
       this.buffered.splice(0),
       now,

@@ -21,7 +21,8 @@ const LLM_MISSING =
  */
 export function assertVoiceReady(sessions: SessionService, scope: Scope, agent: Pick<SessionAgent, 'definition' | 'config'>): void {
   sessions.voiceProviders(scope.organizationId, storedConfig(agent.config))
-  if (needsLlm(storedDefinition(agent.definition)) && sessions.runtimeIO(scope).llm === undefined) throw new ApiError('provider_not_configured', `${LLM_MISSING}.`)
+  if (needsLlm(storedDefinition(agent.definition)) && sessions.runtimeIO(scope).llm === undefined)
+    throw new ApiError('provider_not_configured', `${LLM_MISSING}.`)
 }
 
 /**

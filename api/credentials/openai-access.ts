@@ -33,7 +33,10 @@ export function openAiAccessFor(deps: {
     try {
       stored = credentials.reveal(organizationId, 'openai')
     } catch (err) {
-      logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'stored openai credential cannot be decrypted; using the platform key if any')
+      logger.warn(
+        { organization_id: organizationId, err: (err as Error).message },
+        'stored openai credential cannot be decrypted; using the platform key if any',
+      )
     }
     const apiKey = stored?.api_key ?? config.openaiApiKey
     if (!apiKey) return undefined

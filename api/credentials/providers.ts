@@ -82,8 +82,7 @@ export function credentialProvider(key: string): CredentialProvider | undefined 
   return CREDENTIAL_PROVIDERS.find((p) => p.key === key)
 }
 
-export const isSecretField = (provider: CredentialProvider, name: string): boolean =>
-  provider.fields.some((f) => f.name === name && f.kind === 'secret')
+export const isSecretField = (provider: CredentialProvider, name: string): boolean => provider.fields.some((f) => f.name === name && f.kind === 'secret')
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 

@@ -18,7 +18,12 @@ function fieldSchema(f: CredentialField): z.ZodType<string | undefined> {
   const value =
     f.kind === 'url'
       ? urlSchema(f)
-      : z.string().trim().min(1).max(f.kind === 'secret' ? MAX_FIELD_CHARS : 256).regex(NO_CONTROL, 'Must not contain control characters')
+      : z
+          .string()
+          .trim()
+          .min(1)
+          .max(f.kind === 'secret' ? MAX_FIELD_CHARS : 256)
+          .regex(NO_CONTROL, 'Must not contain control characters')
   const described = value.describe(f.kind === 'secret' ? `${f.description} Secret: stored encrypted, read back masked.` : f.description)
   return f.required ? described : described.optional()
 }
@@ -33,12 +38,10 @@ function variant(p: CredentialProvider) {
 }
 type Variant = ReturnType<typeof variant>
 
-export const CredentialUpsert = z
-  .discriminatedUnion('provider', CREDENTIAL_PROVIDERS.map(variant) as [Variant, ...Variant[]])
-  .meta({
-    id: 'CredentialUpsert',
-    description: "Stores the organization's credential for a provider, replacing the whole previous one (fields left out are removed).",
-  })
+export const CredentialUpsert = z.discriminatedUnion('provider', CREDENTIAL_PROVIDERS.map(variant) as [Variant, ...Variant[]]).meta({
+  id: 'CredentialUpsert',
+  description: "Stores the organization's credential for a provider, replacing the whole previous one (fields left out are removed).",
+})
 
 export const CredentialResponse = z
   .object({
@@ -48,16 +51,17 @@ export const CredentialResponse = z
       .record(z.string(), z.string())
       .describe('The fields that are set. Secret fields are masked: "••••" and their last 4 characters, or "••••••••" when shorter than 12.'),
     secret_fields: z.array(z.string()).describe('Which of `fields` are secrets (shown masked).'),
-    readable: z
-      .boolean()
-      .describe('false: the stored secret cannot be decrypted (changed encryption key or altered data); store the credential again.'),
+    readable: z.boolean().describe('false: the stored secret cannot be decrypted (changed encryption key or altered data); store the credential again.'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
   .meta({ id: 'CredentialResponse' })
 
 export const CredentialPath = z.object({
-  provider: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/).describe('Provider key, e.g. openai.'),
+  provider: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,63}$/)
+    .describe('Provider key, e.g. openai.'),
 })
 
 export type CredentialUpsertT = { provider: CredentialProviderKey; fields: Record<string, string | undefined> }

@@ -62,7 +62,10 @@ export class CredentialService {
       } catch (err) {
         if (!(err instanceof CredentialDecryptError)) throw err
         // One unreadable row must not hide the others; the caller sees it and can store it again.
-        this.d.logger.warn({ organization_id: row.organization_id, provider: row.provider, key_id: row.key_id, reason: err.message }, 'stored credential cannot be decrypted')
+        this.d.logger.warn(
+          { organization_id: row.organization_id, provider: row.provider, key_id: row.key_id, reason: err.message },
+          'stored credential cannot be decrypted',
+        )
         return this.toResponse(row, null)
       }
     })
@@ -86,7 +89,13 @@ export class CredentialService {
     return this.d.repos.transaction(() => {
       const replaced = this.d.repos.credentials.get(by.organizationId, provider.key) !== undefined
       const row = this.d.repos.credentials.upsert({
-        organization_id: by.organizationId, provider: provider.key, plain_fields: plainFields, key_id: keyId, sealed, created_at: now, updated_at: now,
+        organization_id: by.organizationId,
+        provider: provider.key,
+        plain_fields: plainFields,
+        key_id: keyId,
+        sealed,
+        created_at: now,
+        updated_at: now,
       })
       // Names of the fields only, never their values.
       const fields = provider.fields.map((f) => f.name).filter((n) => n in plain || n in secrets)

@@ -44,7 +44,9 @@ export function pageQuery(limits: PageLimits = DEFAULT_PAGE_LIMITS) {
       .min(1)
       .max(limits.maxLimit)
       .default(limits.defaultLimit)
-      .describe(`Rows per page: 1 to ${limits.maxLimit}, default ${limits.defaultLimit}. X-Total-Count gives every matching row; Link rel="next" the following page.`),
+      .describe(
+        `Rows per page: 1 to ${limits.maxLimit}, default ${limits.defaultLimit}. X-Total-Count gives every matching row; Link rel="next" the following page.`,
+      ),
     offset: z.coerce.number().int().min(0).max(MAX_PAGE_OFFSET).default(0).describe(`Rows to skip: 0 to ${MAX_PAGE_OFFSET}, default 0.`),
   }
 }

@@ -64,7 +64,9 @@ async function readJson(ctx: Context, limit: number, optional: boolean): Promise
     text = UTF8.decode(bytes)
   } catch {
     const position = invalidUtf8Offset(bytes)
-    throw new ValidationError([{ type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: `Invalid UTF-8 at byte ${position}` } }])
+    throw new ValidationError([
+      { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: `Invalid UTF-8 at byte ${position}` } },
+    ])
   }
   if (text.trim() === '') return undefined
   try {
@@ -110,7 +112,12 @@ function checkJsonBody(schema: z.ZodType, raw: unknown, problems: DetailEntry[])
   // A field the schema already refused (its own json_too_deep, or any other entry) says enough.
   const reported = deep !== null && found.some((d) => d.loc.slice(1).every((p, i) => deep[i] === p))
   if (deep !== null && !reported)
-    problems.push({ type: 'json_too_deep', loc: ['body', ...deep], msg: `JSON may nest at most ${BODY_MAX_DEPTH} levels of objects and arrays`, ctx: { max_depth: BODY_MAX_DEPTH } })
+    problems.push({
+      type: 'json_too_deep',
+      loc: ['body', ...deep],
+      msg: `JSON may nest at most ${BODY_MAX_DEPTH} levels of objects and arrays`,
+      ctx: { max_depth: BODY_MAX_DEPTH },
+    })
   return body
 }
 

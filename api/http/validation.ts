@@ -86,8 +86,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): Pick<DetailEntry, 't
         : { type: 'less_than', msg: `Input should be less than ${max}`, ctx: { lt: max } }
     }
     case 'invalid_format':
-      if (issue.format === 'uuid' || issue.format.startsWith('uuid'))
-        return { type: 'uuid_parsing', msg: 'Input should be a valid UUID' }
+      if (issue.format === 'uuid' || issue.format.startsWith('uuid')) return { type: 'uuid_parsing', msg: 'Input should be a valid UUID' }
       if (issue.format === 'email') return { type: 'value_error', msg: 'value is not a valid email address' }
       if (issue.format === 'datetime') return { type: 'datetime_from_date_parsing', msg: 'Input should be a valid datetime' }
       return { type: 'string_pattern_mismatch', msg: issue.message, ctx: { pattern: issue.format } }
@@ -107,7 +106,11 @@ function describe(issue: z.core.$ZodIssue, input: unknown): Pick<DetailEntry, 't
       // A refinement may name its pydantic-style type and ctx (bounded JSON: json_too_deep …).
       const params = issue.params as { type?: unknown; ctx?: unknown } | undefined
       if (typeof params?.type === 'string')
-        return { type: params.type, msg: issue.message, ...(params.ctx && typeof params.ctx === 'object' ? { ctx: params.ctx as Record<string, unknown> } : {}) }
+        return {
+          type: params.type,
+          msg: issue.message,
+          ...(params.ctx && typeof params.ctx === 'object' ? { ctx: params.ctx as Record<string, unknown> } : {}),
+        }
       return { type: 'value_error', msg: issue.message }
     }
     default:

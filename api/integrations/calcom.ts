@@ -12,7 +12,13 @@ export const CALCOM_API_URL = 'https://api.cal.com'
 export const CALCOM_API_VERSION = '2024-08-13'
 
 /** An integer given as a number or as digits (template-rendered inputs are strings). */
-const integer = z.union([z.number().int().positive(), z.string().regex(/^\d{1,12}$/, 'Must be a whole number').transform(Number)])
+const integer = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^\d{1,12}$/, 'Must be a whole number')
+    .transform(Number),
+])
 
 const createBooking = defineAction({
   name: 'create_booking',
@@ -41,13 +47,20 @@ const createBooking = defineAction({
         }, 'Must be an IANA time zone such as Europe/Istanbul')
         .default('UTC')
         .describe("Attendee's IANA time zone."),
-      phone_number: z.string().regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 number such as +905551112233').optional(),
-      language: z.string().regex(/^[a-z]{2}$/, 'A two-letter language code').optional(),
+      phone_number: z
+        .string()
+        .regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 number such as +905551112233')
+        .optional(),
+      language: z
+        .string()
+        .regex(/^[a-z]{2}$/, 'A two-letter language code')
+        .optional(),
       length_in_minutes: integer.optional().describe('For event types that offer several lengths.'),
       notes: z.string().max(2000).optional().describe('Sent as the booking field "notes".'),
     })
     .strict(),
-  output: '{ booking: { id, uid, status, start, end, duration, title, event_type_id, location } }: the booking Cal.com created (uid identifies it in Cal.com links).',
+  output:
+    '{ booking: { id, uid, status, start, end, duration, title, event_type_id, location } }: the booking Cal.com created (uid identifies it in Cal.com links).',
   async run(input, ctx) {
     const attendee = {
       name: input.name,
@@ -82,7 +95,17 @@ const createBooking = defineAction({
     return {
       ok: true,
       output: {
-        booking: { id: b.id, uid: b.uid, status: b.status, start: b.start, end: b.end, duration: b.duration, title: b.title, event_type_id: b.eventTypeId, location: b.location ?? null },
+        booking: {
+          id: b.id,
+          uid: b.uid,
+          status: b.status,
+          start: b.start,
+          end: b.end,
+          duration: b.duration,
+          title: b.title,
+          event_type_id: b.eventTypeId,
+          location: b.location ?? null,
+        },
       },
     }
   },

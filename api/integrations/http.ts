@@ -14,7 +14,18 @@ export const MAX_REQUEST_BODY_BYTES = 64 * 1024
 
 // The transport sets these from the request itself; letting a caller set them would let the
 // request say one thing and carry another.
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-authorization', 'proxy-connection'])
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authorization',
+  'proxy-connection',
+])
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 // A header value is Latin-1 without control characters (tab allowed): anything else would either
 // inject a header line or be refused by node's HTTP client.
@@ -30,7 +41,8 @@ const HttpInput = z
         if (Object.keys(h).length > 50) ctx.addIssue({ code: 'custom', message: 'At most 50 headers' })
         for (const name of Object.keys(h)) {
           if (!TOKEN.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'Must be an HTTP header name' })
-          else if (RESERVED_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', path: [name], message: 'This header is set by the transport and cannot be given' })
+          else if (RESERVED_HEADERS.has(name.toLowerCase()))
+            ctx.addIssue({ code: 'custom', path: [name], message: 'This header is set by the transport and cannot be given' })
         }
       })
       .optional(),
@@ -38,11 +50,18 @@ const HttpInput = z
       .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
       .optional()
       .describe('A string is sent as is; an object or array is sent as JSON (Content-Type application/json unless given).'),
-    timeout_ms: z.coerce.number().int().min(100).max(MAX_TIMEOUT_MS).optional().describe(`Deadline of the whole exchange, at most ${MAX_TIMEOUT_MS} ms (default: the operator's OZAN_INTEGRATION_TIMEOUT_MS).`),
+    timeout_ms: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe(`Deadline of the whole exchange, at most ${MAX_TIMEOUT_MS} ms (default: the operator's OZAN_INTEGRATION_TIMEOUT_MS).`),
   })
   .strict()
   .superRefine((v, ctx) => {
-    if (v.body !== undefined && (v.method === 'GET' || v.method === 'HEAD')) ctx.addIssue({ code: 'custom', path: ['body'], message: `A ${v.method} request has no body` })
+    if (v.body !== undefined && (v.method === 'GET' || v.method === 'HEAD'))
+      ctx.addIssue({ code: 'custom', path: ['body'], message: `A ${v.method} request has no body` })
     if (v.body !== undefined && Buffer.byteLength(typeof v.body === 'string' ? v.body : JSON.stringify(v.body)) > MAX_REQUEST_BODY_BYTES)
       ctx.addIssue({ code: 'custom', path: ['body'], message: `The body must be at most ${MAX_REQUEST_BODY_BYTES} bytes` })
   })
@@ -60,7 +79,10 @@ const request = defineAction({
       body = JSON.stringify(input.body)
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json'
     }
-    const res = await ctx.request({ method: input.method, url: input.url, headers, body }, { timeoutMs: input.timeout_ms, maxResponseBytes: MAX_RESPONSE_BYTES })
+    const res = await ctx.request(
+      { method: input.method, url: input.url, headers, body },
+      { timeoutMs: input.timeout_ms, maxResponseBytes: MAX_RESPONSE_BYTES },
+    )
     const text = res.body.toString('utf8')
     let parsed: unknown = text
     if (!res.truncated && /^application\/(?:[\w.+-]+\+)?json/i.test(res.headers['content-type'] ?? '')) {

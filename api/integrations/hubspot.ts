@@ -41,7 +41,18 @@ const createContact = defineAction({
     }
     const p = (json.properties ?? {}) as Record<string, unknown>
     if (typeof json.id !== 'string') return invalidResponse('HubSpot', res.status)
-    return { ok: true, output: { contact: { id: json.id, email: p.email ?? input.email, firstname: p.firstname ?? null, lastname: p.lastname ?? null, created_at: json.createdAt ?? null } } }
+    return {
+      ok: true,
+      output: {
+        contact: {
+          id: json.id,
+          email: p.email ?? input.email,
+          firstname: p.firstname ?? null,
+          lastname: p.lastname ?? null,
+          created_at: json.createdAt ?? null,
+        },
+      },
+    }
   },
 })
 

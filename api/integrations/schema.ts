@@ -2,7 +2,10 @@ import { z } from 'zod'
 import { FREE_FORM, boundedJsonObject } from '../http/bounded-json.js'
 
 export const IntegrationPath = z.object({
-  key: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/).describe('Integration key, e.g. slack.'),
+  key: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,39}$/)
+    .describe('Integration key, e.g. slack.'),
 })
 
 const CredentialFieldInfo = z.object({
@@ -43,7 +46,9 @@ export const RunActionRequest = z
     action: z.string().max(60).describe("One of the integration's action names (GET /api/v1/integrations lists them)."),
     input: boundedJsonObject(FREE_FORM.actionInput)
       .default({})
-      .describe(`The action's input; its schema is the action's input_schema. It nests at most ${FREE_FORM.actionInput.maxDepth} levels and is at most ${FREE_FORM.actionInput.maxBytes} bytes of JSON.`),
+      .describe(
+        `The action's input; its schema is the action's input_schema. It nests at most ${FREE_FORM.actionInput.maxDepth} levels and is at most ${FREE_FORM.actionInput.maxBytes} bytes of JSON.`,
+      ),
   })
   .meta({ id: 'RunActionRequest' })
 

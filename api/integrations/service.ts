@@ -44,7 +44,9 @@ export class IntegrationService {
   private readonly schemas = new Map<ActionDef, Record<string, unknown>>()
 
   constructor(private readonly d: IntegrationDeps) {
-    for (const i of INTEGRATIONS) for (const a of i.actions) this.schemas.set(a, z.toJSONSchema(a.input, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>)
+    for (const i of INTEGRATIONS)
+      for (const a of i.actions)
+        this.schemas.set(a, z.toJSONSchema(a.input, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>)
   }
 
   list(by: Principal): IntegrationResponseT[] {
@@ -52,10 +54,19 @@ export class IntegrationService {
     return INTEGRATIONS.map((i) => {
       const provider = i.provider ? credentialProvider(i.provider) : undefined
       const credential = provider
-        ? { provider: provider.key, name: provider.name, fields: provider.fields.map((f) => ({ name: f.name, required: f.required, secret: f.kind === 'secret', description: f.description })), stored: stored.has(provider.key) }
+        ? {
+            provider: provider.key,
+            name: provider.name,
+            fields: provider.fields.map((f) => ({ name: f.name, required: f.required, secret: f.kind === 'secret', description: f.description })),
+            stored: stored.has(provider.key),
+          }
         : null
       return {
-        key: i.key, name: i.name, description: i.description, credential, ready: credential === null || credential.stored,
+        key: i.key,
+        name: i.name,
+        description: i.description,
+        credential,
+        ready: credential === null || credential.stored,
         actions: i.actions.map((a) => ({ name: a.name, description: a.description, input_schema: this.schemas.get(a)!, output: a.output })),
       }
     })
@@ -73,7 +84,10 @@ export class IntegrationService {
     if ('kind' in ready) throw this.apiError(ready, body)
     const { result, durationMs } = await this.execute(by.organizationId, ready, new AbortController().signal)
     this.d.auditor.record(by, req, {
-      action: 'integration.action_run', resourceType: 'integration', resourceId: key, outcome: result.ok ? 'success' : 'failure',
+      action: 'integration.action_run',
+      resourceType: 'integration',
+      resourceId: key,
+      outcome: result.ok ? 'success' : 'failure',
       // Never the input or output: they may hold personal data or the caller's own tokens.
       metadata: { action: body.action, ok: result.ok, duration_ms: durationMs, ...(!result.ok && { error_code: result.error.code }) },
     })
@@ -101,14 +115,25 @@ export class IntegrationService {
     if (!parsed.success) return { kind: 'invalid_input', error: parsed.error }
     if (!integration.provider) return { integration, action, input: parsed.data, credential: null }
     const provider = integration.provider
-    const needed = credentialProvider(provider)!.fields.filter((f) => f.required).map((f) => f.name).join(', ')
+    const needed = credentialProvider(provider)!
+      .fields.filter((f) => f.required)
+      .map((f) => f.name)
+      .join(', ')
     try {
       const credential = this.d.credentials.reveal(organizationId, provider)
       if (credential) return { integration, action, input: parsed.data, credential }
-      return { kind: 'credential_missing', provider, message: `The ${integration.key} integration needs the organization's "${provider}" credential (${needed}); store it with PUT /api/v1/credentials.` }
+      return {
+        kind: 'credential_missing',
+        provider,
+        message: `The ${integration.key} integration needs the organization's "${provider}" credential (${needed}); store it with PUT /api/v1/credentials.`,
+      }
     } catch (err) {
       if (!(err instanceof CredentialDecryptError)) throw err
-      return { kind: 'credential_missing', provider, message: `The stored "${provider}" credential cannot be decrypted; store it again with PUT /api/v1/credentials.` }
+      return {
+        kind: 'credential_missing',
+        provider,
+        message: `The stored "${provider}" credential cannot be decrypted; store it again with PUT /api/v1/credentials.`,
+      }
     }
   }
 
@@ -146,7 +171,15 @@ export class IntegrationService {
       case 'unknown_integration':
         return new ApiError('not_found')
       case 'unknown_action':
-        return new ValidationError([{ type: 'enum', loc: ['body', 'action'], msg: `Input should be ${p.names.map((n) => `'${n}'`).join(', ')}`, input: body.action, ctx: { expected: p.names.join(', ') } }])
+        return new ValidationError([
+          {
+            type: 'enum',
+            loc: ['body', 'action'],
+            msg: `Input should be ${p.names.map((n) => `'${n}'`).join(', ')}`,
+            input: body.action,
+            ctx: { expected: p.names.join(', ') },
+          },
+        ])
       case 'invalid_input':
         // Located under body.input, where the caller put the offending value.
         return new ValidationError(toDetail('body', p.error, body.input).map((e) => ({ ...e, loc: ['body', 'input', ...e.loc.slice(1)] })))

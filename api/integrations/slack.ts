@@ -16,7 +16,11 @@ const postMessage = defineAction({
     .object({
       channel: z.string().trim().min(1).max(200).describe('Channel id (C0123…) or name (#general). The bot must be a member of it.'),
       text: z.string().min(1).max(40_000).describe('Message text (Slack mrkdwn).'),
-      thread_ts: z.string().regex(/^\d+\.\d+$/, 'Must be a Slack message ts such as 1700000000.000100').optional().describe('Reply in the thread of this message.'),
+      thread_ts: z
+        .string()
+        .regex(/^\d+\.\d+$/, 'Must be a Slack message ts such as 1700000000.000100')
+        .optional()
+        .describe('Reply in the thread of this message.'),
     })
     .strict(),
   output: '{ channel, ts, text }: the channel id the message went to, its Slack timestamp (its id) and its text as Slack stored it.',

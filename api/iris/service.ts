@@ -51,7 +51,11 @@ export class IrisService {
     })
   }
 
-  async chat(p: Principal, input: { workflow_uuid: string; session_id?: string; message: string; history: { role: 'user' | 'assistant'; text: string }[] }, signal: AbortSignal): Promise<z.output<typeof IrisChatResponse>> {
+  async chat(
+    p: Principal,
+    input: { workflow_uuid: string; session_id?: string; message: string; history: { role: 'user' | 'assistant'; text: string }[] },
+    signal: AbortSignal,
+  ): Promise<z.output<typeof IrisChatResponse>> {
     const scope = { organizationId: p.organizationId, environmentId: p.environmentId }
     const wf = this.repos.workflows.get(scope, input.workflow_uuid)
     if (!wf) throw new ApiError('not_found')
@@ -62,7 +66,10 @@ export class IrisService {
 
     let context = `Agent "${wf.name}" (draft graph):\n${wf.draft_definition}\n\nConfig:\n${wf.draft_config}`
     if (session) {
-      const events = this.repos.sessions.events(session.id).slice(-MAX_EVENTS).map((e) => `${e.seq} ${e.kind} ${e.data}`)
+      const events = this.repos.sessions
+        .events(session.id)
+        .slice(-MAX_EVENTS)
+        .map((e) => `${e.seq} ${e.kind} ${e.data}`)
       context += `\n\nSession ${session.id} (${session.channel}, ${session.status}, disposition ${session.disposition ?? 'none'}, version ${session.workflow_version ?? 'draft'}). Events in order:\n${events.join('\n')}`
     }
     const messages: ChatMessage[] = [
@@ -96,6 +103,11 @@ export class IrisService {
     const parsed = Definition.safeParse(args.definition)
     if (!parsed.success) return null
     const problems = validateDefinition(parsed.data)
-    return { summary: typeof args.summary === 'string' ? args.summary.slice(0, 500) : 'Suggested change', definition: parsed.data, valid: problems.length === 0, problems }
+    return {
+      summary: typeof args.summary === 'string' ? args.summary.slice(0, 500) : 'Suggested change',
+      definition: parsed.data,
+      valid: problems.length === 0,
+      problems,
+    }
   }
 }

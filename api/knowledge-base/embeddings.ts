@@ -69,9 +69,17 @@ export class OpenAiEmbedder implements Embedder {
     this.model = o.model
     this.host = new URL(o.baseURL).host
     this.client = new OpenAI({
-      apiKey: o.apiKey, baseURL: o.baseURL, organization: o.organization ?? null, maxRetries: 0, timeout: o.timeoutMs,
+      apiKey: o.apiKey,
+      baseURL: o.baseURL,
+      organization: o.organization ?? null,
+      maxRetries: 0,
+      timeout: o.timeoutMs,
       // Nothing from the process environment: the caller decides every setting.
-      project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      logLevel: 'off',
+      fetchOptions: PROVIDER_FETCH_OPTIONS,
       ...(o.connections ? { fetch: o.connections.fetch } : {}),
     })
   }
@@ -178,7 +186,13 @@ export function embeddersFor(deps: {
     if (!access) return undefined
     const { origin, ...rest } = access
     const connections = origin === 'organization' ? deps.organizationConnections : undefined
-    return new OpenAiEmbedder({ ...rest, model, dimensions: config.embeddingsDimensions, timeoutMs: config.embeddingsTimeoutMs, ...(connections && { connections }) })
+    return new OpenAiEmbedder({
+      ...rest,
+      model,
+      dimensions: config.embeddingsDimensions,
+      timeoutMs: config.embeddingsTimeoutMs,
+      ...(connections && { connections }),
+    })
   }
 }
 
@@ -199,7 +213,13 @@ export const toBlob = (v: Float32Array): Buffer => Buffer.from(v.buffer.slice(v.
  * `q`, best first, rows with similarity ≤ 0 left out (nothing in common). `allow` filters rows.
  * A brute-force scan: n·dims multiply-adds, with a small sorted list of the best seen so far.
  */
-export function nearest(matrix: Float32Array, dims: number, q: Float32Array, n: number, allow?: (row: number) => boolean): { row: number; similarity: number }[] {
+export function nearest(
+  matrix: Float32Array,
+  dims: number,
+  q: Float32Array,
+  n: number,
+  allow?: (row: number) => boolean,
+): { row: number; similarity: number }[] {
   const best: { row: number; similarity: number }[] = []
   const rows = matrix.length / dims
   for (let r = 0; r < rows; r++) {

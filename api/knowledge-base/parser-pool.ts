@@ -132,7 +132,12 @@ export class ParserPool {
     worker.on('exit', () => {
       if (!this.slots.has(slot)) return // we ended it ourselves
       const cause = slot.error
-      this.fail(slot, slot.ready ? new ParseRefused('The file could not be parsed: the parser ran out of memory or crashed on it.', { cause }) : new Error('The document parser worker could not start.', { cause }))
+      this.fail(
+        slot,
+        slot.ready
+          ? new ParseRefused('The file could not be parsed: the parser ran out of memory or crashed on it.', { cause })
+          : new Error('The document parser worker could not start.', { cause }),
+      )
     })
     this.slots.add(slot)
     return slot
@@ -148,7 +153,10 @@ export class ParserPool {
   private arm(slot: Slot): void {
     clearTimeout(slot.timer)
     const seconds = Math.round(this.o.deadlineMs / 100) / 10
-    slot.timer = setTimeout(() => this.fail(slot, new ParseRefused(`Parsing the file took too long (over ${seconds} s): it is too large, too complex or malformed.`)), this.o.deadlineMs)
+    slot.timer = setTimeout(
+      () => this.fail(slot, new ParseRefused(`Parsing the file took too long (over ${seconds} s): it is too large, too complex or malformed.`)),
+      this.o.deadlineMs,
+    )
   }
 
   private onReply(slot: Slot, m: WorkerReply): void {

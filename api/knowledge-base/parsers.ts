@@ -21,10 +21,22 @@ export const CONTENT_TYPES: Record<DocumentKind, string> = {
   docx: DOCX,
 }
 const BY_EXTENSION: Record<string, DocumentKind> = {
-  '.txt': 'text', '.text': 'text', '.md': 'markdown', '.markdown': 'markdown', '.html': 'html', '.htm': 'html', '.pdf': 'pdf', '.docx': 'docx',
+  '.txt': 'text',
+  '.text': 'text',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
+  '.docx': 'docx',
 }
 const BY_MIME: Record<string, DocumentKind> = {
-  'text/plain': 'text', 'text/markdown': 'markdown', 'text/x-markdown': 'markdown', 'text/html': 'html', 'application/pdf': 'pdf', [DOCX]: 'docx',
+  'text/plain': 'text',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/html': 'html',
+  'application/pdf': 'pdf',
+  [DOCX]: 'docx',
 }
 
 /**

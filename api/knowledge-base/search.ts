@@ -95,8 +95,7 @@ export function affordableGroups(counted: readonly { group: string; matches: num
   return kept
 }
 
-const matches = (folded: string, terms: readonly Term[]) =>
-  terms.some((t) => folded === t.word || (t.prefix !== null && folded.startsWith(t.prefix)))
+const matches = (folded: string, terms: readonly Term[]) => terms.some((t) => folded === t.word || (t.prefix !== null && folded.startsWith(t.prefix)))
 
 /**
  * fold() of one word, a character at a time through a cache: fold() maps characters one by one

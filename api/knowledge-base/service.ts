@@ -19,8 +19,14 @@ const scopeOf = (p: Principal): Scope => ({ organizationId: p.organizationId, en
 
 function response(row: KnowledgeDocumentSummaryRow): DocumentResponseT {
   return {
-    id: row.id, title: row.title, source: row.source, content_type: row.content_type, size_bytes: row.size_bytes,
-    char_count: row.char_count, chunk_count: row.chunk_count, metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    id: row.id,
+    title: row.title,
+    source: row.source,
+    content_type: row.content_type,
+    size_bytes: row.size_bytes,
+    char_count: row.char_count,
+    chunk_count: row.chunk_count,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
     created_at: iso(row.created_at),
   }
 }
@@ -76,8 +82,13 @@ export class KnowledgeService {
     this.logger = e?.logger
     if (e && embedderFor) {
       this.vectors = new VectorIndex({
-        repo: repos.knowledge.vectors, embedderFor, model: e.config.embeddingsModel!, dimensions: e.config.embeddingsDimensions,
-        clock, logger: e.logger, ...(e.cooldownMs !== undefined ? { cooldownMs: e.cooldownMs } : {}),
+        repo: repos.knowledge.vectors,
+        embedderFor,
+        model: e.config.embeddingsModel!,
+        dimensions: e.config.embeddingsDimensions,
+        clock,
+        logger: e.logger,
+        ...(e.cooldownMs !== undefined ? { cooldownMs: e.cooldownMs } : {}),
       })
     }
   }
@@ -95,8 +106,12 @@ export class KnowledgeService {
   create(p: Principal, input: DocumentCreateT): DocumentResponseT {
     const text = normalizeText(input.text)
     return this.store(p, {
-      title: input.title, source: input.source ?? null, contentType: CONTENT_TYPES.text,
-      sizeBytes: Buffer.byteLength(input.text), text, metadata: input.metadata,
+      title: input.title,
+      source: input.source ?? null,
+      contentType: CONTENT_TYPES.text,
+      sizeBytes: Buffer.byteLength(input.text),
+      text,
+      metadata: input.metadata,
     })
   }
 
@@ -104,11 +119,24 @@ export class KnowledgeService {
   async upload(p: Principal, file: UploadedFile, title?: string): Promise<DocumentResponseT> {
     const kind = detectKind(file.filename, file.mimeType)
     const text = await extractText(kind, file.data)
-    if (!text) throw new ValidationError([{ type: 'empty_document', loc: ['body', 'file'], msg: 'No text could be extracted (a scanned PDF needs OCR, which is not supported).' }])
+    if (!text)
+      throw new ValidationError([
+        { type: 'empty_document', loc: ['body', 'file'], msg: 'No text could be extracted (a scanned PDF needs OCR, which is not supported).' },
+      ])
     const name = path.basename(file.filename)
     return this.store(p, {
-      title: title ?? (name.slice(0, name.length - path.extname(name).length).trim().slice(0, 200) || 'Untitled'),
-      source: name || null, contentType: CONTENT_TYPES[kind], sizeBytes: file.data.length, text, metadata: {},
+      title:
+        title ??
+        (name
+          .slice(0, name.length - path.extname(name).length)
+          .trim()
+          .slice(0, 200) ||
+          'Untitled'),
+      source: name || null,
+      contentType: CONTENT_TYPES[kind],
+      sizeBytes: file.data.length,
+      text,
+      metadata: {},
     })
   }
 
@@ -148,7 +176,10 @@ export class KnowledgeService {
         const k = Math.min(50, Math.max(1, Math.floor(topK)))
         const { hits } = await this.rank(scope, query, queryTerms(query), k, documentIds ?? null, signal)
         return hits.map((h) => ({
-          document_id: h.documentId, chunk_id: h.chunkId, text: h.text, score: h.score,
+          document_id: h.documentId,
+          chunk_id: h.chunkId,
+          text: h.text,
+          score: h.score,
         }))
       },
     }
@@ -159,7 +190,14 @@ export class KnowledgeService {
    * of the BM25 list and the nearest-vector list, so a chunk sharing no word with the query (only
    * its meaning) is found too. The vector side never fails a search: it falls back to BM25.
    */
-  private async rank(scope: Scope, query: string, terms: Term[], k: number, documentIds: readonly string[] | null, signal?: AbortSignal): Promise<{ hits: Hit[]; ranking: Ranking }> {
+  private async rank(
+    scope: Scope,
+    query: string,
+    terms: Term[],
+    k: number,
+    documentIds: readonly string[] | null,
+    signal?: AbortSignal,
+  ): Promise<{ hits: Hit[]; ranking: Ranking }> {
     // A query with no letter or digit finds nothing, whatever an embedding would say.
     if (!terms.length || documentIds?.length === 0) return { hits: [], ranking: 'bm25' }
     const q = this.vectors && (await this.vectors.embedQuery(scope.organizationId, query, signal))
@@ -169,13 +207,27 @@ export class KnowledgeService {
     try {
       semantic = this.vectors.nearest(scope, q, CANDIDATES, documentIds)
     } catch (err) {
-      this.logger?.warn({ organization_id: scope.organizationId, environment_id: scope.environmentId, err: (err as Error).message }, 'vector search failed; this search is ranked by BM25 alone')
+      this.logger?.warn(
+        { organization_id: scope.organizationId, environment_id: scope.environmentId, err: (err as Error).message },
+        'vector search failed; this search is ranked by BM25 alone',
+      )
     }
     // No vectors in the environment yet: the ranking (and the score's meaning) stays BM25's.
     if (!semantic) return { hits: lexical.slice(0, k), ranking: 'bm25' }
     const byRowid = new Map(lexical.map((h) => [h.rowid, h]))
-    for (const c of this.repos.knowledge.vectors.chunks(scope, semantic.filter((r) => !byRowid.has(r)))) {
-      byRowid.set(c.rowid, { rowid: c.rowid, chunkId: c.chunk_id, chunkIndex: c.chunk_index, documentId: c.document_id, title: c.title, text: c.text, score: 0 })
+    for (const c of this.repos.knowledge.vectors.chunks(
+      scope,
+      semantic.filter((r) => !byRowid.has(r)),
+    )) {
+      byRowid.set(c.rowid, {
+        rowid: c.rowid,
+        chunkId: c.chunk_id,
+        chunkIndex: c.chunk_index,
+        documentId: c.document_id,
+        title: c.title,
+        text: c.text,
+        score: 0,
+      })
     }
     const lexicalRank = new Map(lexical.map((h, i) => [h.rowid, i]))
     const fused = [...reciprocalRankFusion([lexical.map((h) => h.rowid), semantic])].filter(([rowid]) => byRowid.has(rowid))
@@ -193,7 +245,13 @@ export class KnowledgeService {
       groups = affordableGroups(counted)
     }
     return this.repos.knowledge.search(scope, groups.join(' OR '), k, documentIds).map((r) => ({
-      rowid: r.rowid, chunkId: r.chunk_id, chunkIndex: r.chunk_index, documentId: r.document_id, title: r.title, text: r.text, score: scoreOf(r.bm25),
+      rowid: r.rowid,
+      chunkId: r.chunk_id,
+      chunkIndex: r.chunk_index,
+      documentId: r.document_id,
+      title: r.title,
+      text: r.text,
+      score: scoreOf(r.bm25),
     }))
   }
 
@@ -202,12 +260,24 @@ export class KnowledgeService {
     const id = randomUUID()
     const foldedTitle = foldForIndex(doc.title)
     const chunks = chunkText(doc.text, this.chunking).map((c) => ({
-      id: randomUUID(), index: c.index, text: c.text, foldedTitle, foldedBody: foldForIndex(c.text),
+      id: randomUUID(),
+      index: c.index,
+      text: c.text,
+      foldedTitle,
+      foldedBody: foldForIndex(c.text),
     }))
     const row: Omit<KnowledgeDocumentRow, 'chunk_count' | 'char_count'> = {
-      id, organization_id: p.organizationId, environment_id: p.environmentId, title: doc.title, source: doc.source,
-      content_type: doc.contentType, size_bytes: doc.sizeBytes, text: doc.text, metadata: JSON.stringify(doc.metadata),
-      created_by: p.userId, created_at: this.clock.now(),
+      id,
+      organization_id: p.organizationId,
+      environment_id: p.environmentId,
+      title: doc.title,
+      source: doc.source,
+      content_type: doc.contentType,
+      size_bytes: doc.sizeBytes,
+      text: doc.text,
+      metadata: JSON.stringify(doc.metadata),
+      created_by: p.userId,
+      created_at: this.clock.now(),
     }
     this.repos.knowledge.insert(row, chunks)
     // Searchable by BM25 now; its vectors follow in the background (a provider outage never fails this).

@@ -128,7 +128,12 @@ export class VectorIndex {
     if (this.passes.has(key)) return void this.rerun.add(key)
     if (this.isDown(scope.organizationId)) return
     const pass = this.pass(scope, key)
-      .catch((err: Error) => this.o.logger.error({ organization_id: scope.organizationId, environment_id: scope.environmentId, err: err.message }, 'knowledge embedding pass failed'))
+      .catch((err: Error) =>
+        this.o.logger.error(
+          { organization_id: scope.organizationId, environment_id: scope.environmentId, err: err.message },
+          'knowledge embedding pass failed',
+        ),
+      )
       .finally(() => {
         this.passes.delete(key)
         if (this.rerun.delete(key)) this.catchUp(scope)
@@ -163,16 +168,26 @@ export class VectorIndex {
         let vectors: Float32Array[]
         try {
           // The title gives a chunk the context its text may leave implicit (BM25 indexes it too).
-          vectors = await embedder.embed(batch.map((c) => `${c.title}\n\n${c.text}`), 'index', this.closing.signal)
+          vectors = await embedder.embed(
+            batch.map((c) => `${c.title}\n\n${c.text}`),
+            'index',
+            this.closing.signal,
+          )
         } catch (err) {
           if (this.closing.signal.aborted) return
           const e = err instanceof EmbeddingError ? err : new EmbeddingError((err as Error).message, true)
           if (e.unavailable || ++refused >= MAX_REFUSED_BATCHES) {
             this.markDown(org)
-            this.o.logger.warn({ ...log, err: e.message, embedded: stored, retry_in_ms: this.o.cooldownMs }, 'embedding knowledge chunks stopped; the rest are found by BM25 alone until a later pass')
+            this.o.logger.warn(
+              { ...log, err: e.message, embedded: stored, retry_in_ms: this.o.cooldownMs },
+              'embedding knowledge chunks stopped; the rest are found by BM25 alone until a later pass',
+            )
             return
           }
-          this.o.logger.warn({ ...log, err: e.message, chunks: batch.length }, 'the embeddings provider refused a batch of knowledge chunks; they are found by BM25 alone')
+          this.o.logger.warn(
+            { ...log, err: e.message, chunks: batch.length },
+            'the embeddings provider refused a batch of knowledge chunks; they are found by BM25 alone',
+          )
           continue
         }
         refused = 0
@@ -211,8 +226,13 @@ export class VectorIndex {
       documentOf[n++] = d
     }
     const entry: Cached = {
-      dims, matrix: matrix.subarray(0, n * dims), rowids: rowids.subarray(0, n), documentOf: documentOf.subarray(0, n), documents,
-      pending: this.o.repo.pending(scope, this.kind), bytes: matrix.byteLength + count * 12 + documents.length * 64,
+      dims,
+      matrix: matrix.subarray(0, n * dims),
+      rowids: rowids.subarray(0, n),
+      documentOf: documentOf.subarray(0, n),
+      documents,
+      pending: this.o.repo.pending(scope, this.kind),
+      bytes: matrix.byteLength + count * 12 + documents.length * 64,
     }
     this.cache.set(key, entry)
     this.cachedBytes += entry.bytes

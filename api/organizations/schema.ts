@@ -20,9 +20,7 @@ export const OrganizationUpdate = z
   .refine((v) => v.name !== undefined || v.default_environment !== undefined, 'Give at least one field to change')
   .meta({ id: 'OrganizationUpdate' })
 
-export const OrganizationSummary = z
-  .object({ id: z.uuid(), name: z.string(), role: z.string(), current: z.boolean() })
-  .meta({ id: 'OrganizationSummary' })
+export const OrganizationSummary = z.object({ id: z.uuid(), name: z.string(), role: z.string(), current: z.boolean() }).meta({ id: 'OrganizationSummary' })
 
 export const OrganizationCreate = z.object({ name: z.string().trim().min(1).max(100) }).meta({ id: 'OrganizationCreate' })
 
@@ -32,9 +30,7 @@ export const OrganizationSessionResponse = TokenResponse.extend({
   organization: OrganizationResponse,
 }).meta({ id: 'OrganizationSessionResponse', description: 'A new dashboard session bound to the organization, plus that organization.' })
 
-export const RegionInfo = z
-  .object({ id: z.string(), name: z.string(), api_url: z.string(), current: z.boolean() })
-  .meta({ id: 'RegionInfo' })
+export const RegionInfo = z.object({ id: z.string(), name: z.string(), api_url: z.string(), current: z.boolean() }).meta({ id: 'RegionInfo' })
 
 export type OrganizationResponseT = z.output<typeof OrganizationResponse>
 

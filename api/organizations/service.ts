@@ -52,7 +52,11 @@ export class OrganizationService {
   /** A new session in another organization the user belongs to; not a member → 404. */
   async switchTo(p: Principal, organizationId: string, req: RequestInfo) {
     if (!this.repos.organizations.membership(organizationId, p.userId)) throw new ApiError('not_found')
-    this.auditor.record({ organizationId, userId: p.userId }, req, { action: 'organization.switched', resourceType: 'organization', resourceId: organizationId })
+    this.auditor.record({ organizationId, userId: p.userId }, req, {
+      action: 'organization.switched',
+      resourceType: 'organization',
+      resourceId: organizationId,
+    })
     return { ...(await this.accounts.startSession(p.userId, organizationId)), organization: this.response(organizationId, p.userId) }
   }
 

@@ -47,7 +47,13 @@ export const RoleUpdate = z
   .refine((v) => Object.values(v).some((x) => x !== undefined), 'Give at least one field to change')
   .meta({ id: 'RoleUpdate' })
 
-export const RolePath = z.object({ role_id: z.coerce.number().int().min(1).max(2 ** 31) })
+export const RolePath = z.object({
+  role_id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31),
+})
 
 export const MemberResponse = z
   .object({
@@ -62,9 +68,7 @@ export const MemberResponse = z
 export const MemberUpdate = z.object({ role_id: z.number().int().min(1) }).meta({ id: 'MemberUpdate' })
 export const MemberPath = z.object({ user_id: z.uuid() })
 
-export const InviteRequest = z
-  .object({ email: Email, role_id: z.number().int().min(1), locale: z.enum(['en', 'tr']).optional() })
-  .meta({ id: 'InviteRequest' })
+export const InviteRequest = z.object({ email: Email, role_id: z.number().int().min(1), locale: z.enum(['en', 'tr']).optional() }).meta({ id: 'InviteRequest' })
 
 export const InvitationResponse = z
   .object({

@@ -14,7 +14,13 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 /** A stable key from the name; names with no Latin letters (e.g. 管理者) get one from their hash. */
 function roleKey(name: string): string {
-  const slug = name.toLowerCase().normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/[\s-]+/g, '_').slice(0, 60)
+  const slug = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s-]+/g, '_')
+    .slice(0, 60)
   return /[a-z0-9]/.test(slug) ? slug : `role_${sha256Hex(name.toLowerCase()).slice(0, 12)}`
 }
 
@@ -44,7 +50,11 @@ export class RbacService {
     this.assertCanGrant(p, new Set(input.permissions))
     const key = roleKey(input.name)
     if (this.d.repos.roles.findByKey(p.organizationId, key)) throw new ApiError('role_exists')
-    const id = this.d.repos.roles.insert(p.organizationId, { key, name: input.name, description: input.description, permissions: input.permissions }, this.d.clock.now())
+    const id = this.d.repos.roles.insert(
+      p.organizationId,
+      { key, name: input.name, description: input.description, permissions: input.permissions },
+      this.d.clock.now(),
+    )
     this.d.auditor.record(p, req, { action: 'role.created', resourceType: 'role', resourceId: String(id), metadata: { permissions: input.permissions } })
     return this.roleResponse(this.d.repos.roles.get(p.organizationId, id)!, 0)
   }
@@ -90,7 +100,12 @@ export class RbacService {
       if (member.role_key === 'owner' && role.key !== 'owner' && repos.members.ownerCount(p.organizationId) <= 1) throw new ApiError('last_owner')
       repos.members.setRole(p.organizationId, userId, role.id)
     })
-    this.d.auditor.record(p, req, { action: 'member.role_changed', resourceType: 'member', resourceId: userId, metadata: { from: member.role_key, to: role.key } })
+    this.d.auditor.record(p, req, {
+      action: 'member.role_changed',
+      resourceType: 'member',
+      resourceId: userId,
+      metadata: { from: member.role_key, to: role.key },
+    })
     return memberResponse(repos.members.get(p.organizationId, userId)!)
   }
 
@@ -106,7 +121,12 @@ export class RbacService {
       // because keys are checked against membership on every request.
       repos.authSessions.revokeForUserInOrganization(userId, p.organizationId, 'member_removed', clock.now())
     })
-    this.d.auditor.record(p, req, { action: 'member.removed', resourceType: 'member', resourceId: userId, metadata: { email: member.email, role: member.role_key } })
+    this.d.auditor.record(p, req, {
+      action: 'member.removed',
+      resourceType: 'member',
+      resourceId: userId,
+      metadata: { email: member.email, role: member.role_key },
+    })
   }
 
   invite(p: Principal, input: { email: string; role_id: number; locale?: Lang }, req: RequestInfo): InvitationResponseT {
@@ -133,7 +153,12 @@ export class RbacService {
       organization: org.name,
       inviter: inviter?.name ?? 'A colleague',
     })
-    this.d.auditor.record(p, req, { action: 'member.invited', resourceType: 'invitation', resourceId: row.id, metadata: { email: input.email, role: role.key } })
+    this.d.auditor.record(p, req, {
+      action: 'member.invited',
+      resourceType: 'invitation',
+      resourceId: row.id,
+      metadata: { email: input.email, role: role.key },
+    })
     this.d.bus.publish({
       type: 'member.invited',
       organizationId: p.organizationId,
@@ -169,7 +194,9 @@ export class RbacService {
       repos.users.markVerified(user.id, now) // the token arrived by email to this address
     })
     this.d.auditor.record({ organizationId: inv.organization_id, userId: user.id }, req, {
-      action: 'invitation.accepted', resourceType: 'invitation', resourceId: inv.id,
+      action: 'invitation.accepted',
+      resourceType: 'invitation',
+      resourceId: inv.id,
     })
   }
 
@@ -188,7 +215,8 @@ export class RbacService {
   private assignableRole(p: Principal, roleId: number): RoleRow {
     const role = this.d.repos.roles.get(p.organizationId, roleId)
     if (!role) throw new ApiError('bad_request', `role_id ${roleId} is not a role of this organization.`)
-    if (role.builtin && role.id === BUILTIN_ROLE_IDS.owner && !this.actsAsOwner(p)) throw new ApiError('permission_denied', 'Only an owner can grant ownership.')
+    if (role.builtin && role.id === BUILTIN_ROLE_IDS.owner && !this.actsAsOwner(p))
+      throw new ApiError('permission_denied', 'Only an owner can grant ownership.')
     this.assertCanGrant(p, rolePermissions(role))
     return role
   }

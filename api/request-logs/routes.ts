@@ -52,10 +52,17 @@ const toResponse = (r: RequestLogRow): z.output<typeof RequestLogResponse> => ({
 export function requestLogRoutes(repos: Repos, flush: () => void) {
   return [
     defineRoute({
-      operationId: 'request_logs_list', method: 'get', path: '/api/v1/request-logs', auth: 'A', permission: 'request_logs:read', tag: 'Entitlements, flags, audit',
+      operationId: 'request_logs_list',
+      method: 'get',
+      path: '/api/v1/request-logs',
+      auth: 'A',
+      permission: 'request_logs:read',
+      tag: 'Entitlements, flags, audit',
       summary: "The organization's API request logs, newest first",
       description: `Filters: method, status, api_key_id, since, until. limit defaults to 50, at most ${MAX_PAGE}. Rows are kept OZAN_REQUEST_LOG_RETENTION_DAYS days.`,
-      query: Query, status: 200, response: Page_RequestLogResponse_,
+      query: Query,
+      status: 200,
+      response: Page_RequestLogResponse_,
       handler: ({ auth, query }) => {
         flush() // include requests still in the write buffer
         const page = repos.requestLogs.page(auth.organizationId, {

@@ -72,7 +72,12 @@ export class AuthCache {
   }
 
   membership(organizationId: string, userId: string): MembershipRow | undefined {
-    const m = this.cached(this.members, `${organizationId}:${userId}`, organizationId, () => this.repos.organizations.membership(organizationId, userId) ?? null)
+    const m = this.cached(
+      this.members,
+      `${organizationId}:${userId}`,
+      organizationId,
+      () => this.repos.organizations.membership(organizationId, userId) ?? null,
+    )
     return m ?? undefined
   }
 
@@ -147,7 +152,14 @@ export class AuthCache {
     if (!user || !org) return null
     const membership = this.repos.organizations.membership(organizationId, userId)
     return {
-      user: { id: user.id, email: user.email, name: user.name, locale: user.locale, emailVerifiedAt: user.email_verified_at, createdAtIso: new Date(user.created_at).toISOString() },
+      user: {
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        locale: user.locale,
+        emailVerifiedAt: user.email_verified_at,
+        createdAtIso: new Date(user.created_at).toISOString(),
+      },
       organization: { id: org.id, name: org.name },
       roleKey: membership?.role_key ?? null,
     }

@@ -31,12 +31,7 @@ export class Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(
-    mode: AuthMode,
-    authorization: string | undefined,
-    apiKey: string | undefined,
-    environmentHeader: string | undefined,
-  ): Promise<Principal> {
+  async authenticate(mode: AuthMode, authorization: string | undefined, apiKey: string | undefined, environmentHeader: string | undefined): Promise<Principal> {
     let who: Identity
     if (authorization !== undefined) {
       const m = /^Bearer +(\S+)\s*$/i.exec(authorization)

@@ -96,8 +96,7 @@ export async function outboundRequest(req: OutboundRequest, limits: OutboundLimi
     request.on('response', (res) => {
       const parts: Buffer[] = []
       let kept = 0
-      const finish = (truncated: boolean) =>
-        settle({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: Buffer.concat(parts), truncated })
+      const finish = (truncated: boolean) => settle({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: Buffer.concat(parts), truncated })
       res.on('data', (chunk: Buffer) => {
         const room = limits.maxResponseBytes - kept
         if (chunk.length <= room) {

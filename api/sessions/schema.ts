@@ -5,23 +5,25 @@ import { DEFAULT_EVENT_PAGE_LIMITS, DEFAULT_PAGE_LIMITS, pageQuery } from '../ht
 const Variables = z
   .record(z.string().max(64), boundedJson(FREE_FORM.variable))
   .refine((v) => Object.keys(v).length <= 200, 'At most 200 variables')
-  .describe(`Values for declared variables; unknown names are ignored. Each value nests at most ${FREE_FORM.variable.maxDepth} levels and is at most ${FREE_FORM.variable.maxBytes} bytes of JSON.`)
+  .describe(
+    `Values for declared variables; unknown names are ignored. Each value nests at most ${FREE_FORM.variable.maxDepth} levels and is at most ${FREE_FORM.variable.maxBytes} bytes of JSON.`,
+  )
 
 const Which = {
   use_draft: z.boolean().default(false).describe('Run the draft instead of the newest published version (for testing).'),
   version: z.number().int().min(1).optional().describe('Run this published version instead of the newest.'),
 }
 
-export const SessionStartRequest = z
-  .object({ variables: Variables.default({}), ...Which })
-  .meta({ id: 'SessionStartRequest' })
+export const SessionStartRequest = z.object({ variables: Variables.default({}), ...Which }).meta({ id: 'SessionStartRequest' })
 
-export const SessionMessageRequest = z
-  .object({ text: z.string().trim().min(1).max(4000) })
-  .meta({ id: 'SessionMessageRequest' })
+export const SessionMessageRequest = z.object({ text: z.string().trim().min(1).max(4000) }).meta({ id: 'SessionMessageRequest' })
 
 export const TextRunRequest = z
-  .object({ input: z.string().trim().min(1).max(4000).optional().describe('The caller’s words; omitted: only the opening runs.'), variables: Variables.default({}), ...Which })
+  .object({
+    input: z.string().trim().min(1).max(4000).optional().describe('The caller’s words; omitted: only the opening runs.'),
+    variables: Variables.default({}),
+    ...Which,
+  })
   .meta({ id: 'TextRunRequest' })
 
 const Message = z.object({ role: z.enum(['user', 'assistant']), text: z.string() }).meta({ id: 'TranscriptMessage' })
@@ -61,7 +63,12 @@ export const VoiceTurnResponse = z
   .meta({ id: 'VoiceTurnResponse' })
 
 export const TextRunResponse = z
-  .object({ ...turnFields, output: z.string().describe('Everything the agent said, opening included.'), workflow_id: z.uuid(), version: z.number().int().nullable() })
+  .object({
+    ...turnFields,
+    output: z.string().describe('Everything the agent said, opening included.'),
+    workflow_id: z.uuid(),
+    version: z.number().int().nullable(),
+  })
   .meta({ id: 'TextRunResponse' })
 
 export const RunSummary = z

@@ -85,8 +85,18 @@ export class SessionService {
     const id = randomUUID()
     const state = initialState(def, variables)
     this.d.repos.sessions.insert({
-      id, organization_id: p.organizationId, environment_id: p.environmentId, workflow_id: agent.workflowId, workflow_version: agent.version, channel,
-      definition: agent.definition, config: agent.config, state: JSON.stringify(state), started_by_user: p.userId, started_by_key: p.apiKeyId, started_at: now,
+      id,
+      organization_id: p.organizationId,
+      environment_id: p.environmentId,
+      workflow_id: agent.workflowId,
+      workflow_version: agent.version,
+      channel,
+      definition: agent.definition,
+      config: agent.config,
+      state: JSON.stringify(state),
+      started_by_user: p.userId,
+      started_by_key: p.apiKeyId,
+      started_at: now,
     })
     const row = this.d.repos.sessions.get(scope(p), id)!
     return this.exclusive(id, async () => {
@@ -121,7 +131,16 @@ export class SessionService {
         state.history.push({ role: 'assistant', text: m.text })
         this.d.repos.sessions.saveTurn(
           row.id,
-          { state: JSON.stringify(state), status: 'active', disposition: row.disposition, turns: 0, prompt_tokens: 0, completion_tokens: 0, error_code: row.error_code, ended_at: null },
+          {
+            state: JSON.stringify(state),
+            status: 'active',
+            disposition: row.disposition,
+            turns: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            error_code: row.error_code,
+            ended_at: null,
+          },
           [{ kind: 'agent_message', data: { text: m.text, source: 'control' } }],
           now,
         )
@@ -166,7 +185,13 @@ export class SessionService {
     let audio: ReturnType<typeof wavAudio> | null = null
     if (turn.messages.some((m) => m.trim())) {
       try {
-        audio = wavAudio(await synthesize(s.tts, turn.messages, { voice: s.voice, language: s.ttsLanguage, signal: AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS) }))
+        audio = wavAudio(
+          await synthesize(s.tts, turn.messages, {
+            voice: s.voice,
+            language: s.ttsLanguage,
+            signal: AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS),
+          }),
+        )
       } catch (err) {
         // The turn is recorded by now (GET …/events has it); only its audio is missing.
         this.d.logger.warn({ session_id: sessionId, err: (err as Error).message }, 'voice turn: text-to-speech failed')
@@ -213,7 +238,10 @@ export class SessionService {
    * What a live call of a workflow runs: the newest published version (not_found for a workflow
    * outside the scope, no_published_version without one).
    */
-  published(s: { organizationId: string; environmentId: string }, workflowId: string): { workflow: WorkflowRow; definition: string; config: string; version: number } {
+  published(
+    s: { organizationId: string; environmentId: string },
+    workflowId: string,
+  ): { workflow: WorkflowRow; definition: string; config: string; version: number } {
     const wf = this.d.repos.workflows.get(s, workflowId)
     if (!wf) throw new ApiError('not_found')
     const { definition, config, version } = this.pick(wf, { use_draft: false })
@@ -251,11 +279,20 @@ export class SessionService {
 
   events(p: Principal, workflowId: string, sessionId: string, at: { limit: number; offset: number }) {
     const page = this.d.repos.sessions.eventsPage(this.session(p, workflowId, sessionId).id, at)
-    return { items: page.items.map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! })), total: page.total }
+    return {
+      items: page.items.map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! })),
+      total: page.total,
+    }
   }
 
   list(p: Principal, q: { workflow_uuid?: string; status?: SessionRow['status']; channel?: SessionRow['channel']; limit: number; offset: number }) {
-    const page = this.d.repos.sessions.page(scope(p), { workflowId: q.workflow_uuid ?? null, status: q.status ?? null, channel: q.channel ?? null, limit: q.limit, offset: q.offset })
+    const page = this.d.repos.sessions.page(scope(p), {
+      workflowId: q.workflow_uuid ?? null,
+      status: q.status ?? null,
+      channel: q.channel ?? null,
+      limit: q.limit,
+      offset: q.offset,
+    })
     return { items: page.items.map(summary), total: page.total }
   }
 
@@ -284,7 +321,10 @@ export class SessionService {
       knowledge: this.d.knowledgeFor?.({ organizationId: row.organization_id, environmentId: row.environment_id }),
       now: () => new Date(this.d.clock.now()),
     }
-    const runtime = new GraphRuntime(def, config, io, JSON.parse(row.state) as RuntimeState, { session_id: row.id, channel: row.channel === 'run' ? 'chat' : row.channel })
+    const runtime = new GraphRuntime(def, config, io, JSON.parse(row.state) as RuntimeState, {
+      session_id: row.id,
+      channel: row.channel === 'run' ? 'chat' : row.channel,
+    })
     const started = this.d.clock.now()
     const signal = AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS)
     const seen: RuntimeEvent[] = []
@@ -326,10 +366,18 @@ export class SessionService {
     )
     const base = { session_uuid: row.id, workflow_uuid: row.workflow_id }
     // Announced once the opening has run, so a start that fails announces nothing.
-    if (text === null) this.publish(p, 'session.started', { ...base, version: row.workflow_version, channel: row.channel, variables: (JSON.parse(row.state) as RuntimeState).variables }, row.started_at)
+    if (text === null)
+      this.publish(
+        p,
+        'session.started',
+        { ...base, version: row.workflow_version, channel: row.channel, variables: (JSON.parse(row.state) as RuntimeState).variables },
+        row.started_at,
+      )
     else this.publish(p, 'transcript.updated', { ...base, role: 'user', text }, now)
     for (const line of says) this.publish(p, 'transcript.updated', { ...base, role: 'assistant', text: line }, now)
-    for (const e of seen) if (e.kind === 'tool_call') this.publish(p, 'function.called', { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input }, now)
+    for (const e of seen)
+      if (e.kind === 'tool_call')
+        this.publish(p, 'function.called', { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input }, now)
     if (state.ended) this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
     return {
       session_id: row.id,
@@ -343,7 +391,14 @@ export class SessionService {
     }
   }
 
-  private close(p: Principal, row: SessionRow, status: 'completed' | 'failed', disposition: string, errorCode = row.error_code, before: { kind: string; data: unknown }[] = []): void {
+  private close(
+    p: Principal,
+    row: SessionRow,
+    status: 'completed' | 'failed',
+    disposition: string,
+    errorCode = row.error_code,
+    before: { kind: string; data: unknown }[] = [],
+  ): void {
     const now = this.d.clock.now()
     const state = JSON.parse(row.state) as RuntimeState
     state.ended = true
@@ -361,7 +416,10 @@ export class SessionService {
   /** session.completed: the end-of-session report (no recording address, as the spec says). */
   private report(p: Principal, row: SessionRow): void {
     const state = JSON.parse(row.state) as RuntimeState
-    const turns = this.d.repos.sessions.events(row.id).filter((e) => e.kind === 'turn').map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
+    const turns = this.d.repos.sessions
+      .events(row.id)
+      .filter((e) => e.kind === 'turn')
+      .map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
     this.publish(p, 'session.completed', completionReport(row, state.history, state.variables, turns), this.d.clock.now())
   }
 

@@ -15,7 +15,11 @@ export function storedConfig(json: string): AgentConfig {
   return parsed(AgentConfig, json, 'config')
 }
 
-function parsed<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, json: string, what: 'definition' | 'config'): T {
+function parsed<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } },
+  json: string,
+  what: 'definition' | 'config',
+): T {
   let value: unknown
   try {
     value = JSON.parse(json)

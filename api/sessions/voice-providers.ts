@@ -74,13 +74,20 @@ export function voiceProvidersFor(deps: VoiceProviderDeps): VoiceProvidersFor {
     if (config.stt.provider === 'openai') {
       const a = openai(organizationId, 'speech-to-text')
       stt = new OpenAiTranscribeStt({
-        apiKey: a.apiKey, baseURL: a.baseURL, ...(config.stt.model && { model: config.stt.model }), maxUtteranceMs: deps.maxAudioMs + 1000, ...(a.connections && { connections: a.connections }),
+        apiKey: a.apiKey,
+        baseURL: a.baseURL,
+        ...(config.stt.model && { model: config.stt.model }),
+        maxUtteranceMs: deps.maxAudioMs + 1000,
+        ...(a.connections && { connections: a.connections }),
       })
     } else {
       const d = deepgram(organizationId, 'speech-to-text')
       // The live API is a WebSocket on the same host: https → wss, http (loopback) → ws.
       stt = new DeepgramLiveStt({
-        apiKey: d.apiKey, baseUrl: d.baseUrl.replace(/^http/, 'ws'), ...(config.stt.model && { model: config.stt.model }), maxQueuedMs: deps.maxAudioMs + 5000,
+        apiKey: d.apiKey,
+        baseUrl: d.baseUrl.replace(/^http/, 'ws'),
+        ...(config.stt.model && { model: config.stt.model }),
+        maxQueuedMs: deps.maxAudioMs + 5000,
         ...(d.connections && { connections: d.connections }),
       })
     }
@@ -88,7 +95,12 @@ export function voiceProvidersFor(deps: VoiceProviderDeps): VoiceProvidersFor {
     let tts: TtsProvider
     if (config.tts.provider === 'openai') {
       const a = openai(organizationId, 'text-to-speech')
-      tts = new OpenAiSpeechTts({ apiKey: a.apiKey, baseURL: a.baseURL, ...(config.tts.model && { model: config.tts.model }), ...(a.connections && { connections: a.connections }) })
+      tts = new OpenAiSpeechTts({
+        apiKey: a.apiKey,
+        baseURL: a.baseURL,
+        ...(config.tts.model && { model: config.tts.model }),
+        ...(a.connections && { connections: a.connections }),
+      })
     } else if (config.tts.provider === 'deepgram') {
       const d = deepgram(organizationId, 'text-to-speech')
       tts = new DeepgramAuraTts({ apiKey: d.apiKey, baseUrl: d.baseUrl, ...(d.connections && { connections: d.connections }) })

@@ -36,7 +36,8 @@ export function decodeVoiceAudio(body: RawBody): Int16Array {
       if (err instanceof WavError) throw invalid('audio_invalid', `The WAV file cannot be read: ${err.message}`, { reason: err.code })
       throw err
     }
-    if (wav.sampleRate < 8000 || wav.sampleRate > 192_000) throw invalid('audio_format', `A WAV sample rate of ${wav.sampleRate} Hz is not supported (8000–192000)`)
+    if (wav.sampleRate < 8000 || wav.sampleRate > 192_000)
+      throw invalid('audio_format', `A WAV sample rate of ${wav.sampleRate} Hz is not supported (8000–192000)`)
     const mono = downmix(wav.samples, wav.channels)
     const ms = (mono.length * 1000) / wav.sampleRate
     // Checked before resampling, so an over-long file costs no conversion.
@@ -50,7 +51,9 @@ export function decodeVoiceAudio(body: RawBody): Int16Array {
 }
 
 const tooLong = (ms: number) =>
-  invalid('audio_too_long', `The audio lasts ${(ms / 1000).toFixed(1)} s; a voice turn takes at most ${MAX_VOICE_TURN_MS / 1000} s`, { max_ms: MAX_VOICE_TURN_MS })
+  invalid('audio_too_long', `The audio lasts ${(ms / 1000).toFixed(1)} s; a voice turn takes at most ${MAX_VOICE_TURN_MS / 1000} s`, {
+    max_ms: MAX_VOICE_TURN_MS,
+  })
 
 /** 422 when the recognizer heard no words: nothing is recorded and the session still waits. */
 export const noSpeech = () => invalid('no_speech', 'No speech was recognized in the audio')
@@ -81,7 +84,11 @@ export async function transcribe(stt: SttProvider, pcm: Int16Array, language: st
 }
 
 /** Each line synthesized in turn and joined, as a 16 kHz mono WAV. Throws the provider's TtsError. */
-export async function synthesize(tts: TtsProvider, lines: readonly string[], o: { voice: string | undefined; language: string; signal: AbortSignal }): Promise<Int16Array> {
+export async function synthesize(
+  tts: TtsProvider,
+  lines: readonly string[],
+  o: { voice: string | undefined; language: string; signal: AbortSignal },
+): Promise<Int16Array> {
   const chunks: Int16Array[] = []
   let total = 0
   for (const line of lines) {
@@ -101,7 +108,13 @@ export async function synthesize(tts: TtsProvider, lines: readonly string[], o: 
 }
 
 export function wavAudio(pcm: Int16Array) {
-  return { format: 'wav' as const, sample_rate: SAMPLE_RATE, channels: 1, duration_ms: Math.round((pcm.length * 1000) / SAMPLE_RATE), base64: encodeWav(pcm, SAMPLE_RATE).toString('base64') }
+  return {
+    format: 'wav' as const,
+    sample_rate: SAMPLE_RATE,
+    channels: 1,
+    duration_ms: Math.round((pcm.length * 1000) / SAMPLE_RATE),
+    base64: encodeWav(pcm, SAMPLE_RATE).toString('base64'),
+  }
 }
 
 /**

@@ -149,7 +149,11 @@ export class WebhookDispatcher {
     }
     if (batch.length) {
       const now = this.d.clock.now()
-      const claimed = this.d.repos.webhooks.claimMany(batch.map((b) => b.id), Math.floor(now / 1000), now)
+      const claimed = this.d.repos.webhooks.claimMany(
+        batch.map((b) => b.id),
+        Math.floor(now / 1000),
+        now,
+      )
       for (const { id, q } of batch) {
         void this.attempt(claimed.get(id)?.delivery, Math.floor(now / 1000)).finally(() => {
           this.running--
@@ -275,8 +279,11 @@ const sameBytes = (a: Buffer | null, b: Buffer | null) => (a === null || b === n
 
 function sameVersion(a: WebhookEndpointRow, b: WebhookEndpointRow): boolean {
   return (
-    a.headers === b.headers && a.previous_secret_expires_at === b.previous_secret_expires_at && sameBytes(a.secret_sealed, b.secret_sealed) &&
-    sameBytes(a.previous_secret_sealed, b.previous_secret_sealed) && sameBytes(a.auth_header_sealed, b.auth_header_sealed)
+    a.headers === b.headers &&
+    a.previous_secret_expires_at === b.previous_secret_expires_at &&
+    sameBytes(a.secret_sealed, b.secret_sealed) &&
+    sameBytes(a.previous_secret_sealed, b.previous_secret_sealed) &&
+    sameBytes(a.auth_header_sealed, b.auth_header_sealed)
   )
 }
 
@@ -287,7 +294,8 @@ function failed(status: number | null, error: string, durationMs: number, body: 
 /** 2xx succeeds; anything else fails, a redirect included (it is never followed). */
 function outcome(res: OutboundResponse, durationMs: number): AttemptResult {
   const body = res.body.length ? res.body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : null
-  if (res.status >= 200 && res.status < 300) return { outcome: 'succeeded', response_status: res.status, error: null, duration_ms: durationMs, response_body: body }
+  if (res.status >= 200 && res.status < 300)
+    return { outcome: 'succeeded', response_status: res.status, error: null, duration_ms: durationMs, response_body: body }
   if (res.status >= 300 && res.status < 400) {
     const to = res.headers.location ? ` to ${res.headers.location.slice(0, 300)}` : ''
     return failed(res.status, `redirect: the endpoint answered ${res.status}${to}; redirects are not followed.`, durationMs, body)

@@ -11,10 +11,25 @@ const EventName = z.enum(NAMES)
 
 // Header names the service sets itself, or that would change how the request is framed or routed.
 const RESERVED_HEADERS = new Set([
-  'x-ozan-signature', 'x-ozan-event', 'x-ozan-delivery',
-  'host', 'content-length', 'content-type', 'authorization', 'user-agent',
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate',
-  'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'cookie',
+  'x-ozan-signature',
+  'x-ozan-event',
+  'x-ozan-delivery',
+  'host',
+  'content-length',
+  'content-type',
+  'authorization',
+  'user-agent',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'cookie',
 ])
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$/
 // Visible ASCII, space and tab: no CR/LF (header injection) and nothing node would refuse to send.
@@ -99,7 +114,11 @@ export const EndpointCreatedResponse = EndpointResponse.extend({
 export const RotateSecretRequest = z
   .object({
     overlap_seconds: z
-      .number().int().min(0).max(MAX_OVERLAP_S).default(86_400)
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_OVERLAP_S)
+      .default(86_400)
       .describe('How long deliveries also carry a signature made with the old secret (0: stop at once).'),
   })
   .meta({ id: 'RotateSecretRequest' })
@@ -113,7 +132,9 @@ export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] a
 export const AttemptResponse = z
   .object({
     number: z.number().int(),
-    trigger: z.enum(['event', 'redeliver', 'resume']).describe('event: the first send; redeliver: asked for; resume: resent after a restart interrupted an attempt.'),
+    trigger: z
+      .enum(['event', 'redeliver', 'resume'])
+      .describe('event: the first send; redeliver: asked for; resume: resent after a restart interrupted an attempt.'),
     started_at: z.iso.datetime(),
     finished_at: z.iso.datetime().nullable(),
     outcome: z.enum(['succeeded', 'failed', 'interrupted']).nullable().describe('null while in flight.'),

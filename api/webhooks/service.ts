@@ -6,7 +6,14 @@ import type { Principal } from '../security/principal.js'
 import { EVENT_TYPES } from './catalog.js'
 import type { WebhookDispatcher } from './dispatcher.js'
 import type {
-  AttemptResponseT, DeliveryDetailT, DeliveryQueryT, DeliveryResponseT, EndpointCreatedResponseT, EndpointCreateT, EndpointResponseT, EndpointUpdateT,
+  AttemptResponseT,
+  DeliveryDetailT,
+  DeliveryQueryT,
+  DeliveryResponseT,
+  EndpointCreatedResponseT,
+  EndpointCreateT,
+  EndpointResponseT,
+  EndpointUpdateT,
 } from './schema.js'
 import type { EndpointSealer } from './sealing.js'
 import { newSigningSecret } from './signing.js'
@@ -52,12 +59,28 @@ export class WebhookService {
       if (repos.webhooks.countEndpoints(scope(p)) >= MAX_ENDPOINTS) throw new ApiError('webhook_endpoint_limit')
       // The sealed values are bound to the endpoint id, known once the row exists.
       const inserted = repos.webhooks.insertEndpoint({
-        organization_id: p.organizationId, environment_id: p.environmentId, url: body.url, description: body.description ?? null,
-        events: JSON.stringify(body.events), timeout_seconds: body.timeout_seconds, headers: JSON.stringify(lowerCased(body.headers)),
-        enabled: body.enabled ? 1 : 0, key_id: sealer.keyId, secret_sealed: Buffer.alloc(0), previous_secret_sealed: null,
-        previous_secret_expires_at: null, auth_header_sealed: null, created_by: p.userId, created_at: now, updated_at: now,
+        organization_id: p.organizationId,
+        environment_id: p.environmentId,
+        url: body.url,
+        description: body.description ?? null,
+        events: JSON.stringify(body.events),
+        timeout_seconds: body.timeout_seconds,
+        headers: JSON.stringify(lowerCased(body.headers)),
+        enabled: body.enabled ? 1 : 0,
+        key_id: sealer.keyId,
+        secret_sealed: Buffer.alloc(0),
+        previous_secret_sealed: null,
+        previous_secret_expires_at: null,
+        auth_header_sealed: null,
+        created_by: p.userId,
+        created_at: now,
+        updated_at: now,
       })
-      return repos.webhooks.updateEndpoint(scope(p), inserted.id, this.sealAll(inserted, { secret, previousSecret: null, authHeader: body.auth_header ?? null }))!
+      return repos.webhooks.updateEndpoint(
+        scope(p),
+        inserted.id,
+        this.sealAll(inserted, { secret, previousSecret: null, authHeader: body.auth_header ?? null }),
+      )!
     })
     return { ...endpointResponse(row, now), secret }
   }
@@ -102,7 +125,12 @@ export class WebhookService {
 
   deliveries(p: Principal, q: DeliveryQueryT) {
     const { rows, total } = this.d.repos.webhooks.deliveries({
-      ...scope(p), eventType: q.event_type, status: q.status, endpointId: q.endpoint_id, limit: q.limit, offset: q.offset,
+      ...scope(p),
+      eventType: q.event_type,
+      status: q.status,
+      endpointId: q.endpoint_id,
+      limit: q.limit,
+      offset: q.offset,
     })
     return { items: rows.map((r) => deliveryResponse(r, r.last_attempt)), total, limit: q.limit, offset: q.offset }
   }
@@ -205,14 +233,27 @@ function endpointResponse(row: WebhookEndpointRow, now: number): EndpointRespons
 
 function attemptResponse(a: WebhookAttemptRow): AttemptResponseT {
   return {
-    number: a.number, trigger: a.trigger, started_at: iso(a.started_at), finished_at: isoOrNull(a.finished_at), outcome: a.outcome,
-    response_status: a.response_status, error: a.error, duration_ms: a.duration_ms, response_body: a.response_body,
+    number: a.number,
+    trigger: a.trigger,
+    started_at: iso(a.started_at),
+    finished_at: isoOrNull(a.finished_at),
+    outcome: a.outcome,
+    response_status: a.response_status,
+    error: a.error,
+    duration_ms: a.duration_ms,
+    response_body: a.response_body,
   }
 }
 
 function deliveryResponse(row: WebhookDeliveryRow, last: WebhookAttemptRow | null): DeliveryResponseT {
   return {
-    id: row.id, endpoint_id: row.endpoint_id, event_type: row.event_type, status: row.status, attempt_count: row.attempt_count,
-    created_at: iso(row.created_at), updated_at: iso(row.updated_at), last_attempt: last && attemptResponse(last),
+    id: row.id,
+    endpoint_id: row.endpoint_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempt_count: row.attempt_count,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    last_attempt: last && attemptResponse(last),
   }
 }

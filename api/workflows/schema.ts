@@ -53,12 +53,7 @@ export const DefinitionResponse = z
 
 export const PromoteRequest = z
   .object({
-    target_environment: z
-      .string()
-      .trim()
-      .min(1)
-      .max(64)
-      .describe('dev, staging or prod (of the agent’s project), or an environment uuid of the organization.'),
+    target_environment: z.string().trim().min(1).max(64).describe('dev, staging or prod (of the agent’s project), or an environment uuid of the organization.'),
   })
   .meta({ id: 'PromoteRequest' })
 
@@ -79,7 +74,11 @@ export const WorkflowPath = z.object({ workflow_uuid: z.uuid() })
 export const VersionPath = z.object({ workflow_uuid: z.uuid(), version: z.coerce.number().int().min(1).max(1_000_000) })
 export const DEFAULT_WORKFLOW_PAGE_LIMITS = DEFAULT_PAGE_LIMITS
 export const ListQuery = z.object({
-  archived: z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('List archived agents instead (default false).'),
+  archived: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe('List archived agents instead (default false).'),
   ...pageQuery(DEFAULT_WORKFLOW_PAGE_LIMITS),
 })
 

@@ -123,9 +123,18 @@ export class WorkflowService {
     repos.transaction(() => {
       if (repos.workflows.inLineage(p.organizationId, dest.id, row.lineage_id)) throw new ApiError('already_in_environment')
       repos.workflows.insert({
-        id: newId, organization_id: p.organizationId, environment_id: dest.id, lineage_id: row.lineage_id, source_workflow_id: row.id,
-        name: row.name, description: row.description, template_id: row.template_id,
-        draft_definition: definition, draft_config: config, created_by: p.userId, created_at: now,
+        id: newId,
+        organization_id: p.organizationId,
+        environment_id: dest.id,
+        lineage_id: row.lineage_id,
+        source_workflow_id: row.id,
+        name: row.name,
+        description: row.description,
+        template_id: row.template_id,
+        draft_definition: definition,
+        draft_config: config,
+        created_by: p.userId,
+        created_at: now,
       })
       repos.workflows.publish(repos.workflows.get({ organizationId: p.organizationId, environmentId: dest.id }, newId)!, definition, config, p.userId, now)
     })
@@ -144,9 +153,14 @@ export class WorkflowService {
       environmentId: dest.id,
       occurredAt: now,
       data: {
-        workflow_uuid: id, target_workflow_uuid: newId, name: row.name,
-        source_environment: source.slug, target_environment: dest.slug, target_environment_id: dest.id,
-        source_version: snapshot?.version ?? null, promoted_by: p.userId,
+        workflow_uuid: id,
+        target_workflow_uuid: newId,
+        name: row.name,
+        source_environment: source.slug,
+        target_environment: dest.slug,
+        target_environment_id: dest.id,
+        source_version: snapshot?.version ?? null,
+        promoted_by: p.userId,
       },
     })
     return this.detail({ ...p, environmentId: dest.id, environment: dest.slug, projectId: dest.project_id }, newId)
@@ -156,9 +170,18 @@ export class WorkflowService {
     const row = this.row(p, id)
     const newId = randomUUID()
     this.repos.workflows.insert({
-      id: newId, organization_id: p.organizationId, environment_id: p.environmentId, lineage_id: newId, source_workflow_id: null,
-      name: `Copy of ${row.name}`.slice(0, 120), description: row.description, template_id: row.template_id,
-      draft_definition: row.draft_definition, draft_config: row.draft_config, created_by: p.userId, created_at: this.clock.now(),
+      id: newId,
+      organization_id: p.organizationId,
+      environment_id: p.environmentId,
+      lineage_id: newId,
+      source_workflow_id: null,
+      name: `Copy of ${row.name}`.slice(0, 120),
+      description: row.description,
+      template_id: row.template_id,
+      draft_definition: row.draft_definition,
+      draft_config: row.draft_config,
+      created_by: p.userId,
+      created_at: this.clock.now(),
     })
     return this.detail(p, newId)
   }
@@ -172,7 +195,9 @@ export class WorkflowService {
   private draft(p: Principal, id: string): DefinitionResponseT {
     const row = this.row(p, id)
     return {
-      workflow_id: id, state: 'draft', version: null,
+      workflow_id: id,
+      state: 'draft',
+      version: null,
       definition: JSON.parse(row.draft_definition) as Definition,
       config: JSON.parse(row.draft_config) as AgentConfig,
       updated_at: iso(row.draft_updated_at),
@@ -182,7 +207,9 @@ export class WorkflowService {
   private published(id: string, version: number): DefinitionResponseT {
     const v = this.repos.workflows.version(id, version)!
     return {
-      workflow_id: id, state: 'published', version,
+      workflow_id: id,
+      state: 'published',
+      version,
       definition: JSON.parse(v.definition) as Definition,
       config: JSON.parse(v.config) as AgentConfig,
       updated_at: iso(v.published_at),

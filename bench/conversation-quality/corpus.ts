@@ -94,7 +94,9 @@ async function synthesizeLine(item: ItemSpec, line: LineSpec): Promise<{ pcm: In
     const gapMs = longestGapMs(pcm)
     if (speechMs === 0) throw new Error(`corpus: "${text}" (${item.voice}, ${item.rateWpm} wpm) is silent to the STT stand-in`)
     if (gapMs >= STAND_IN_SPLIT_MS - 10) {
-      throw new Error(`corpus: "${text}" (${item.voice}, ${item.rateWpm} wpm) has a ${gapMs} ms gap inside; the STT stand-in would split it (≥ ${STAND_IN_SPLIT_MS} ms)`)
+      throw new Error(
+        `corpus: "${text}" (${item.voice}, ${item.rateWpm} wpm) has a ${gapMs} ms gap inside; the STT stand-in would split it (≥ ${STAND_IN_SPLIT_MS} ms)`,
+      )
     }
     partsAt.push({ text, onsetMs: at, endMs: at + msOf(pcm), speechMs })
     pieces.push(pcm)

@@ -42,7 +42,8 @@ const STT_KEY = 'dg-conversation-quality'
 
 async function useStt(lane: Lane, org: Org, dg: DeepgramStandIn): Promise<void> {
   const res = await fetch(`${lane.apiUrl}/api/v1/credentials`, {
-    method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
     body: JSON.stringify({ provider: 'deepgram', fields: { api_key: STT_KEY, base_url: dg.url.replace(/^ws/, 'http') } }),
   })
   if (!res.ok) throw new Error(`PUT /api/v1/credentials: ${res.status} ${(await res.text()).slice(0, 200)}`)
@@ -51,7 +52,10 @@ async function useStt(lane: Lane, org: Org, dg: DeepgramStandIn): Promise<void> 
 /** The caller's view of a line, its stretches placed by their offsets in its audio (frames leave in real time). */
 function spoken(line: CorpusLine, onsetAt: number, endAt: number): SpokenLine {
   return {
-    role: line.role, text: line.text, onsetAt, endAt,
+    role: line.role,
+    text: line.text,
+    onsetAt,
+    endAt,
     parts: line.partsAt.map((p) => ({ text: p.text, onsetAt: onsetAt + p.onsetMs, endAt: onsetAt + p.endMs })),
     ...(line.pauseMs !== undefined && { pauseMs: line.pauseMs }),
     ...(line.cue && { cue: line.cue }),
@@ -67,9 +71,24 @@ export async function runSituation(item: CorpusItem, corpus: Corpus, lane: Lane)
   const overAgent = item.type === 'backchannel' || item.type === 'barge_in' || item.type === 'noise'
   // Every request of this call gets this answer, speculative ones included.
   p.llm.fallback({ text: overAgent ? reply.long : reply.short })
-  const dg = await startDeepgramStandIn({ apiKey: STT_KEY, finalLatencyMs: { ...lane.stt.finalLatencyMs, seed: lane.stt.seed + item.room.seed }, interimEveryMs: lane.stt.interimEveryMs })
+  const dg = await startDeepgramStandIn({
+    apiKey: STT_KEY,
+    finalLatencyMs: { ...lane.stt.finalLatencyMs, seed: lane.stt.seed + item.room.seed },
+    interimEveryMs: lane.stt.interimEveryMs,
+  })
   const pacer = new FramePacer(item.room.levelDbfs, roomNoise(item.room.kind, 4000, item.room.levelDbfs, item.room.seed))
-  const run: SituationRun = { id: item.id, type: item.type, lang: item.lang, voice: item.voice, rateWpm: item.rateWpm, lines: [], audio: [], events: [], synthesis: [], engine: null }
+  const run: SituationRun = {
+    id: item.id,
+    type: item.type,
+    lang: item.lang,
+    voice: item.voice,
+    rateWpm: item.rateWpm,
+    lines: [],
+    audio: [],
+    events: [],
+    synthesis: [],
+    engine: null,
+  }
   let caller: Caller | null = null
   try {
     await useStt(lane, org, dg)
@@ -86,7 +105,12 @@ export async function runSituation(item: CorpusItem, corpus: Corpus, lane: Lane)
       return u
     }
     const replyAfter = (t: number, timeoutMs: number) =>
-      c.until(() => firstAudioAfter(c.timeline, t) !== null, timeoutMs, 'reply audio').then(() => firstAudioAfter(c.timeline, t)!, () => null)
+      c
+        .until(() => firstAudioAfter(c.timeline, t) !== null, timeoutMs, 'reply audio')
+        .then(
+          () => firstAudioAfter(c.timeline, t)!,
+          () => null,
+        )
 
     if (overAgent) {
       const [lead, event] = item.lines as [CorpusLine, CorpusLine]
@@ -97,9 +121,10 @@ export async function runSituation(item: CorpusItem, corpus: Corpus, lane: Lane)
         await sleep(firstAt + (item.eventAfterReplyMs ?? 1000) - performance.now())
         const e = await say(event)
         const from = e.speechOnsetAt
-        const done = item.type === 'barge_in'
-          ? (ev: { type: string; [k: string]: unknown }) => ev.type === 'clear'
-          : (ev: { type: string; [k: string]: unknown }) => ev.type === 'clear' || (ev.type === 'transcript' && ev.role === 'agent' && ev.final === true)
+        const done =
+          item.type === 'barge_in'
+            ? (ev: { type: string; [k: string]: unknown }) => ev.type === 'clear'
+            : (ev: { type: string; [k: string]: unknown }) => ev.type === 'clear' || (ev.type === 'transcript' && ev.role === 'agent' && ev.final === true)
         await c.until(() => c.timeline.events.some((x) => x.at >= from && done(x.event)), 20_000, 'the reply to end').catch(() => {})
         // Late arrivals: the cut turn's metrics, or a user turn made of the backchannel after the reply ended.
         await sleep(item.type === 'barge_in' ? 600 : 1500)
@@ -118,8 +143,17 @@ export async function runSituation(item: CorpusItem, corpus: Corpus, lane: Lane)
       await replyAfter(u.speechEndAt, 12_000)
       // A turn taken at the pause leaves the rest for a turn of its own: wait for every word to be a turn's.
       const wanted = line.text.split(/\s+/).length
-      const turnWords = () => c.timeline.events.filter((e) => e.at >= u.speechOnsetAt && e.event.type === 'transcript' && e.event.role === 'user' && e.event.final === true)
-        .reduce((n, e) => n + String(e.event.text ?? '').split(/\s+/).filter(Boolean).length, 0)
+      const turnWords = () =>
+        c.timeline.events
+          .filter((e) => e.at >= u.speechOnsetAt && e.event.type === 'transcript' && e.event.role === 'user' && e.event.final === true)
+          .reduce(
+            (n, e) =>
+              n +
+              String(e.event.text ?? '')
+                .split(/\s+/)
+                .filter(Boolean).length,
+            0,
+          )
       await c.until(() => turnWords() >= wanted, 4000, 'every word in a turn').catch(() => {})
       await sleep(300)
     }
@@ -144,10 +178,12 @@ export async function runSituation(item: CorpusItem, corpus: Corpus, lane: Lane)
 async function engineRecord(lane: Lane, org: Org, callId: string): Promise<SituationRun['engine']> {
   const deadline = performance.now() + 5000
   for (;;) {
-    const res = await fetch(`${lane.apiUrl}/api/v1/workflows/${org.agentId}/sessions/${callId}/events?limit=1000`, { headers: { authorization: `Bearer ${org.token}` } })
+    const res = await fetch(`${lane.apiUrl}/api/v1/workflows/${org.agentId}/sessions/${callId}/events?limit=1000`, {
+      headers: { authorization: `Bearer ${org.token}` },
+    })
     if (!res.ok) throw new Error(`GET session events: ${res.status}`)
     const body = (await res.json()) as unknown
-    const items = (Array.isArray(body) ? body : (body as { items?: unknown[] }).items ?? []) as Array<{ kind: string; data: Record<string, unknown> }>
+    const items = (Array.isArray(body) ? body : ((body as { items?: unknown[] }).items ?? [])) as Array<{ kind: string; data: Record<string, unknown> }>
     if (items.some((e) => e.kind === 'call_ended')) {
       return {
         bargeIn: items.filter((e) => e.kind.startsWith('barge_in_')).map((e) => e.kind.slice('barge_in_'.length) as 'pause' | 'resume' | 'interrupt'),
@@ -165,8 +201,18 @@ async function engineRecord(lane: Lane, org: Org, callId: string): Promise<Situa
  * words, and the situation did not happen as labelled.
  */
 function sttDrift(item: CorpusItem, dg: DeepgramStandIn): string | null {
-  const scripted = item.lines.flatMap((l) => l.partsAt.map((p) => p.text)).join(' ').split(/\s+/).filter(Boolean)
-  const heard = dg.sessions.flatMap((s) => s.utterances).filter((u) => !u.unscripted).map((u) => u.text).join(' ').split(/\s+/).filter(Boolean)
+  const scripted = item.lines
+    .flatMap((l) => l.partsAt.map((p) => p.text))
+    .join(' ')
+    .split(/\s+/)
+    .filter(Boolean)
+  const heard = dg.sessions
+    .flatMap((s) => s.utterances)
+    .filter((u) => !u.unscripted)
+    .map((u) => u.text)
+    .join(' ')
+    .split(/\s+/)
+    .filter(Boolean)
   const drifted = heard.length > scripted.length || heard.some((w, i) => w !== scripted[i])
   return drifted ? `the STT stand-in's transcripts drifted from the script: heard "${heard.join(' ')}", scripted "${scripted.join(' ')}"` : null
 }

@@ -65,7 +65,13 @@ export function roomNoise(kind: RoomNoiseKind, ms: number, levelDbfs: number, se
   if (n <= 2 * fade) throw new RangeError(`a room-noise loop needs more than 20 ms, got ${ms}`)
   const random = seededRandom(seed)
   const x = new Float64Array(n)
-  let b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0
+  let b0 = 0,
+    b1 = 0,
+    b2 = 0,
+    b3 = 0,
+    b4 = 0,
+    b5 = 0,
+    b6 = 0
   let brown = 0
   for (let i = 0; i < n; i++) {
     const white = random() * 2 - 1

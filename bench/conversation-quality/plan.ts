@@ -56,19 +56,36 @@ export const PAUSE_GOAL_MAX_MS = 600
 
 const BACKCHANNELS: Record<Lang, string[]> = { en: ['uh-huh', 'yeah', 'okay', 'mm-hmm'], tr: ['evet', 'hı hı', 'tamam'] }
 const BARGE_INS: Record<Lang, string[]> = {
-  en: ['wait a moment I have another question', 'sorry can you repeat the time please', 'no no I meant next Friday not this one', 'hold on let me check my calendar'],
+  en: [
+    'wait a moment I have another question',
+    'sorry can you repeat the time please',
+    'no no I meant next Friday not this one',
+    'hold on let me check my calendar',
+  ],
   tr: ['bir dakika bekleyin başka bir sorum var', 'pardon saati tekrar söyler misiniz', 'hayır hayır gelecek cuma demek istedim'],
 }
 const LEADS: Record<Lang, string> = { en: 'I would like to book a table for two tonight', tr: 'yarın akşam için iki kişilik bir masa ayırtmak istiyorum' }
 /** Two parts each; continuation ones end the first part on a conjunction (text-adaptive waits longer there). */
 const PAUSE_LINES: Record<Lang, Record<Cue, string[][]>> = {
   en: {
-    continuation: [['I would like to book a table and', 'also order a birthday cake'], ['we are coming by car so', 'is there parking near the entrance']],
-    neutral: [['I would like to book a table', 'for two people tonight'], ['can you tell me', 'your opening hours on Sunday']],
+    continuation: [
+      ['I would like to book a table and', 'also order a birthday cake'],
+      ['we are coming by car so', 'is there parking near the entrance'],
+    ],
+    neutral: [
+      ['I would like to book a table', 'for two people tonight'],
+      ['can you tell me', 'your opening hours on Sunday'],
+    ],
   },
   tr: {
-    continuation: [['yarın akşam için bir masa ayırtmak istiyorum ve', 'bir de doğum günü pastası istiyorum'], ['arabayla geleceğiz ama', 'girişin yakınında otopark var mı']],
-    neutral: [['yarın akşam için iki kişilik', 'bir masa ayırtmak istiyorum'], ['pazar günü', 'saat kaçta açıksınız']],
+    continuation: [
+      ['yarın akşam için bir masa ayırtmak istiyorum ve', 'bir de doğum günü pastası istiyorum'],
+      ['arabayla geleceğiz ama', 'girişin yakınında otopark var mı'],
+    ],
+    neutral: [
+      ['yarın akşam için iki kişilik', 'bir masa ayırtmak istiyorum'],
+      ['pazar günü', 'saat kaçta açıksınız'],
+    ],
   },
 }
 const LONG_TURNS: Record<Lang, string[]> = {
@@ -103,14 +120,20 @@ export function corpusPlan({ quick, seed }: PlanOptions): ItemSpec[] {
   const add = (type: SituationType, lang: Lang, voice: string, rateWpm: number, rest: Pick<ItemSpec, 'lines' | 'expect'> & Partial<ItemSpec>) => {
     const k = n++
     items.push({
-      id: `${type}-${voice}-${rateWpm}-${String(k).padStart(2, '0')}`, type, lang, voice, rateWpm,
+      id: `${type}-${voice}-${rateWpm}-${String(k).padStart(2, '0')}`,
+      type,
+      lang,
+      voice,
+      rateWpm,
       room: { kind: k % 2 ? 'brown' : 'pink', snrDb: SNRS_DB[(k + seed) % SNRS_DB.length]!, seed: seed * 1000 + k },
       ...rest,
     })
   }
   const overAgent = (type: 'backchannel' | 'barge_in' | 'noise', lang: Lang, voice: string, rateWpm: number, event: LineSpec, expect: string) =>
     add(type, lang, voice, rateWpm, {
-      lines: [{ role: 'lead', parts: [LEADS[lang]] }, event], eventAfterReplyMs: EVENT_AFTER_REPLY_MS[(n + seed) % EVENT_AFTER_REPLY_MS.length]!, expect,
+      lines: [{ role: 'lead', parts: [LEADS[lang]] }, event],
+      eventAfterReplyMs: EVENT_AFTER_REPLY_MS[(n + seed) % EVENT_AFTER_REPLY_MS.length]!,
+      expect,
     })
   const langs: Lang[] = ['en', 'tr']
   const pick = <T>(list: T[], i: number) => list[(i + seed) % list.length]!
@@ -121,13 +144,27 @@ export function corpusPlan({ quick, seed }: PlanOptions): ItemSpec[] {
     const chosen = quick ? [all[1]!] : all
     for (const [i, c] of chosen.entries()) {
       for (let j = 0; j < (quick ? 1 : 2); j++) {
-        overAgent('backchannel', lang, c.voice, c.rateWpm, { role: 'event', parts: [pick(BACKCHANNELS[lang], i * 2 + j)] }, 'agent talks on: no interrupt, no user turn')
+        overAgent(
+          'backchannel',
+          lang,
+          c.voice,
+          c.rateWpm,
+          { role: 'event', parts: [pick(BACKCHANNELS[lang], i * 2 + j)] },
+          'agent talks on: no interrupt, no user turn',
+        )
       }
     }
     const forBargeIn = quick ? [all[all.length - 1]!] : all
     for (const [i, c] of forBargeIn.entries()) {
       for (let j = 0; j < (quick ? 1 : 2); j++) {
-        overAgent('barge_in', lang, c.voice, c.rateWpm, { role: 'event', parts: [pick(BARGE_INS[lang], i * 2 + j)] }, 'agent stops within 150 ms of the onset; the caller has the turn')
+        overAgent(
+          'barge_in',
+          lang,
+          c.voice,
+          c.rateWpm,
+          { role: 'event', parts: [pick(BARGE_INS[lang], i * 2 + j)] },
+          'agent stops within 150 ms of the onset; the caller has the turn',
+        )
       }
     }
   }
@@ -136,9 +173,10 @@ export function corpusPlan({ quick, seed }: PlanOptions): ItemSpec[] {
   for (let i = 0; i < noises; i++) {
     const lang = langs[i % 2]!
     const c = combos(lang)[i % combos(lang).length]!
-    const sound: LineSpec['sound'] = i % 2 === 0
-      ? { kind: 'cough', seed: seed * 100 + i, bursts: i % 4 === 0 ? 2 : 1, levelDbfs: i % 4 === 0 ? -14 : -20 }
-      : { kind: 'clicks', seed: seed * 100 + i }
+    const sound: LineSpec['sound'] =
+      i % 2 === 0
+        ? { kind: 'cough', seed: seed * 100 + i, bursts: i % 4 === 0 ? 2 : 1, levelDbfs: i % 4 === 0 ? -14 : -20 }
+        : { kind: 'clicks', seed: seed * 100 + i }
     overAgent('noise', lang, c.voice, c.rateWpm, { role: 'event', parts: [], sound }, 'agent talks on: no interrupt, no user turn')
   }
   // Pauses inside one turn: every pause at both cues in both languages.
@@ -170,7 +208,8 @@ export function corpusPlan({ quick, seed }: PlanOptions): ItemSpec[] {
     const lang = langs[i % 2]!
     const c = combos(lang)[(i + 2) % combos(lang).length]!
     add('fast_turns', lang, c.voice, c.rateWpm, {
-      lines: FAST_TURNS[lang].map((t) => ({ role: 'turn' as const, parts: [t] })), turnGapMs: TURN_GAPS_MS[i % TURN_GAPS_MS.length]!,
+      lines: FAST_TURNS[lang].map((t) => ({ role: 'turn' as const, parts: [t] })),
+      turnGapMs: TURN_GAPS_MS[i % TURN_GAPS_MS.length]!,
       expect: 'each turn answered, none merged or lost',
     })
   }

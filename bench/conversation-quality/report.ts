@@ -15,12 +15,18 @@ export function conversationQualityTables(r: Partial<ConversationQualityResult>)
   const noise = r.noise
   const bi = r.barge_ins
   const p = r.pauses
-  const byPause = Object.entries(p?.by_pause_ms ?? {}).sort(([a], [c]) => Number(a) - Number(c)).map(([ms, x]) => `${ms} ms: ${of(x.premature, x.n)}`).join(', ')
+  const byPause = Object.entries(p?.by_pause_ms ?? {})
+    .sort(([a], [c]) => Number(a) - Number(c))
+    .map(([ms, x]) => `${ms} ms: ${of(x.premature, x.n)}`)
+    .join(', ')
   const heard = r.transcript_heard
   const out = [
-    r.config ? `Agent turn-taking: ${typeof r.config.turn_taking === 'string' ? r.config.turn_taking : JSON.stringify(r.config.turn_taking)}; voices ${r.config.voices.join(', ')} at ${r.config.rates_wpm.join('/')} wpm; seed ${r.config.seed}.` : '',
+    r.config
+      ? `Agent turn-taking: ${typeof r.config.turn_taking === 'string' ? r.config.turn_taking : JSON.stringify(r.config.turn_taking)}; voices ${r.config.voices.join(', ')} at ${r.config.rates_wpm.join('/')} wpm; seed ${r.config.seed}.`
+      : '',
     '',
-    '| situation | figure | value |', '|---|---|---|',
+    '| situation | figure | value |',
+    '|---|---|---|',
     `| backchannels | ignored | ${of(b?.ignored, b?.n)} (${pct(b?.ignored_share)}) |`,
     `| backchannels | interrupted the agent / became a user turn | ${num(b?.interrupted, 0)} / ${num(b?.user_turns, 0)} |`,
     `| coughs, clicks | ignored | ${of(noise?.ignored, noise?.n)} (${pct(noise?.ignored_share)}) |`,

@@ -35,7 +35,17 @@
 import { distribution } from '../voice/metrics.js'
 import { PAUSE_GOAL_MAX_MS } from './plan.js'
 import type { SituationRun, SocketEvent, SpokenLine } from './run-types.js'
-import type { BargeInScore, ConversationQualityScores, FastTurnsScore, GoalFigure, HeardCheck, InvalidScore, OverAgentScore, SituationScore, TurnScore } from './scores.js'
+import type {
+  BargeInScore,
+  ConversationQualityScores,
+  FastTurnsScore,
+  GoalFigure,
+  HeardCheck,
+  InvalidScore,
+  OverAgentScore,
+  SituationScore,
+  TurnScore,
+} from './scores.js'
 
 /** A player running dry for longer than this is a hole the caller hears (4 frames). */
 export const STALL_MS = 80
@@ -123,16 +133,28 @@ function overAgent(run: SituationRun): SituationScore {
   const heard = heardCheck(run, lead.endAt, replyEnd, typeof agentText === 'string' ? agentText : null)
   if (run.type !== 'barge_in') {
     return {
-      ...base, type: run.type as OverAgentScore['type'], ignored: !interrupted && !userTurn, interrupted, user_turn: userTurn, resumed,
-      stopped_ms: holeMs(run.audio, event.onsetAt, Math.min(replyEnd, event.endAt + 1000)), heard,
+      ...base,
+      type: run.type as OverAgentScore['type'],
+      ignored: !interrupted && !userTurn,
+      interrupted,
+      user_turn: userTurn,
+      resumed,
+      stopped_ms: holeMs(run.audio, event.onsetAt, Math.min(replyEnd, event.endAt + 1000)),
+      heard,
     }
   }
-  const lastAudio = clear ? run.audio.filter((a) => a.at <= clear.at).at(-1)?.at ?? null : null
+  const lastAudio = clear ? (run.audio.filter((a) => a.at <= clear.at).at(-1)?.at ?? null) : null
   const stopMs = lastAudio === null ? null : Math.round((lastAudio - event.onsetAt) * 100) / 100
   const metrics = after.find((e) => e.event.type === 'metrics' && typeof e.event.barge_in_stop_ms === 'number')
   return {
-    ...base, type: 'barge_in', honoured: interrupted, stop_ms: stopMs, in_time: interrupted && stopMs !== null && stopMs <= BARGE_IN_GOAL_MS, resumed,
-    engine_stop_ms: metrics ? (metrics.event.barge_in_stop_ms as number) : null, heard,
+    ...base,
+    type: 'barge_in',
+    honoured: interrupted,
+    stop_ms: stopMs,
+    in_time: interrupted && stopMs !== null && stopMs <= BARGE_IN_GOAL_MS,
+    resumed,
+    engine_stop_ms: metrics ? (metrics.event.barge_in_stop_ms as number) : null,
+    heard,
   }
 }
 
@@ -162,8 +184,14 @@ function callerTurns(run: SituationRun): SituationScore {
   const line = turns[0]!
   const t = turnOf(run, line, Infinity)
   return {
-    ...base, type: run.type as TurnScore['type'], pause_ms: line.pauseMs ?? null, cue: line.cue ?? null, premature: t.cut, split: t.finals.length > 1,
-    joined: t.finals.length === 1 && t.finals[0]!.event.text === line.text, answered: t.answered,
+    ...base,
+    type: run.type as TurnScore['type'],
+    pause_ms: line.pauseMs ?? null,
+    cue: line.cue ?? null,
+    premature: t.cut,
+    split: t.finals.length > 1,
+    joined: t.finals.length === 1 && t.finals[0]!.event.text === line.text,
+    answered: t.answered,
   }
 }
 
@@ -200,23 +228,68 @@ export function scoreRuns(runs: SituationRun[]): ConversationQualityScores {
   const scores: Omit<ConversationQualityScores, 'goals'> = {
     situations: situations.length,
     invalid: situations.filter((s): s is InvalidScore => 'invalid' in s).map((s) => ({ id: s.id, reason: s.invalid })),
-    backchannels: { n: bcs.length, ignored: count(bcs, (s) => s.ignored), ignored_share: share(count(bcs, (s) => s.ignored), bcs.length), interrupted: count(bcs, (s) => s.interrupted), user_turns: count(bcs, (s) => s.user_turn), resumed: count(bcs, (s) => s.resumed) },
-    noise: { n: noises.length, ignored: count(noises, (s) => s.ignored), ignored_share: share(count(noises, (s) => s.ignored), noises.length), interrupted: count(noises, (s) => s.interrupted), user_turns: count(noises, (s) => s.user_turn), resumed: count(noises, (s) => s.resumed) },
+    backchannels: {
+      n: bcs.length,
+      ignored: count(bcs, (s) => s.ignored),
+      ignored_share: share(
+        count(bcs, (s) => s.ignored),
+        bcs.length,
+      ),
+      interrupted: count(bcs, (s) => s.interrupted),
+      user_turns: count(bcs, (s) => s.user_turn),
+      resumed: count(bcs, (s) => s.resumed),
+    },
+    noise: {
+      n: noises.length,
+      ignored: count(noises, (s) => s.ignored),
+      ignored_share: share(
+        count(noises, (s) => s.ignored),
+        noises.length,
+      ),
+      interrupted: count(noises, (s) => s.interrupted),
+      user_turns: count(noises, (s) => s.user_turn),
+      resumed: count(noises, (s) => s.resumed),
+    },
     barge_ins: {
-      n: barges.length, honoured: count(barges, (s) => s.honoured), honoured_share: share(count(barges, (s) => s.honoured), barges.length),
-      in_time: count(barges, (s) => s.in_time), in_time_share: share(count(barges, (s) => s.in_time), barges.length), resumed: count(barges, (s) => s.resumed),
+      n: barges.length,
+      honoured: count(barges, (s) => s.honoured),
+      honoured_share: share(
+        count(barges, (s) => s.honoured),
+        barges.length,
+      ),
+      in_time: count(barges, (s) => s.in_time),
+      in_time_share: share(
+        count(barges, (s) => s.in_time),
+        barges.length,
+      ),
+      resumed: count(barges, (s) => s.resumed),
       stop_ms: distribution(barges.flatMap((s) => (s.honoured && s.stop_ms !== null ? [s.stop_ms] : []))),
       engine_stop_ms: distribution(barges.flatMap((s) => (s.engine_stop_ms !== null ? [s.engine_stop_ms] : []))),
     },
     pauses: {
-      n: pauses.length, goal_max_pause_ms: PAUSE_GOAL_MAX_MS, short_n: shortPauses.length,
-      premature_short: count(shortPauses, (p) => p.premature), premature_long: count(pauses, (p) => p.premature && !shortPauses.includes(p)),
-      split: count(pauses, (p) => p.split), joined: count(pauses, (p) => p.joined), by_pause_ms: byPause,
+      n: pauses.length,
+      goal_max_pause_ms: PAUSE_GOAL_MAX_MS,
+      short_n: shortPauses.length,
+      premature_short: count(shortPauses, (p) => p.premature),
+      premature_long: count(pauses, (p) => p.premature && !shortPauses.includes(p)),
+      split: count(pauses, (p) => p.split),
+      joined: count(pauses, (p) => p.joined),
+      by_pause_ms: byPause,
     },
     long_turns: { n: longs.length, premature: count(longs, (s) => s.premature), answered: count(longs, (s) => s.answered) },
-    fast_turns: { n: fast.length, turns: fast.reduce((s, f) => s + f.turns, 0), answered: fast.reduce((s, f) => s + f.answered, 0), exact: fast.reduce((s, f) => s + f.exact, 0) },
+    fast_turns: {
+      n: fast.length,
+      turns: fast.reduce((s, f) => s + f.turns, 0),
+      answered: fast.reduce((s, f) => s + f.answered, 0),
+      exact: fast.reduce((s, f) => s + f.exact, 0),
+    },
     false_interruption_resumes: count(overAgentRuns, (s) => s.resumed),
-    transcript_heard: { checked: heard.length, exact: count(heard, (h) => h.verdict === 'exact'), overclaimed: count(heard, (h) => h.verdict === 'overclaimed'), underclaimed: count(heard, (h) => h.verdict === 'underclaimed') },
+    transcript_heard: {
+      checked: heard.length,
+      exact: count(heard, (h) => h.verdict === 'exact'),
+      overclaimed: count(heard, (h) => h.verdict === 'overclaimed'),
+      underclaimed: count(heard, (h) => h.verdict === 'underclaimed'),
+    },
     by_situation: situations,
   }
   return { ...scores, goals: goalFigures(scores) }
@@ -224,7 +297,13 @@ export function scoreRuns(runs: SituationRun[]): ConversationQualityScores {
 
 function goalFigures(s: Omit<ConversationQualityScores, 'goals'>): GoalFigure[] {
   const pct = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 100)
-  const fig = (figure: string, goal: string, value: number | null, unit: string, met: (v: number) => boolean): GoalFigure => ({ figure, goal, value, unit, met: value === null ? null : met(value) })
+  const fig = (figure: string, goal: string, value: number | null, unit: string, met: (v: number) => boolean): GoalFigure => ({
+    figure,
+    goal,
+    value,
+    unit,
+    met: value === null ? null : met(value),
+  })
   return [
     fig('backchannels ignored', '≥ 95 %', pct(s.backchannels.ignored_share), '%', (v) => v >= SHARE_GOAL * 100),
     fig(`barge-ins honoured within ${BARGE_IN_GOAL_MS} ms of onset`, '≥ 95 %', pct(s.barge_ins.in_time_share), '%', (v) => v >= SHARE_GOAL * 100),

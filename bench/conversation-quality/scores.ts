@@ -24,10 +24,34 @@ interface Base {
   rate_wpm: number
 }
 
-export type OverAgentScore = Base & { type: 'backchannel' | 'noise'; ignored: boolean; interrupted: boolean; user_turn: boolean; resumed: boolean; stopped_ms: number; heard: HeardCheck | null }
+export type OverAgentScore = Base & {
+  type: 'backchannel' | 'noise'
+  ignored: boolean
+  interrupted: boolean
+  user_turn: boolean
+  resumed: boolean
+  stopped_ms: number
+  heard: HeardCheck | null
+}
 /** `resumed`: the engine paused for the caller, then went on with the reply before (or instead of) giving up the turn. */
-export type BargeInScore = Base & { type: 'barge_in'; honoured: boolean; stop_ms: number | null; in_time: boolean; resumed: boolean; engine_stop_ms: number | null; heard: HeardCheck | null }
-export type TurnScore = Base & { type: 'pause' | 'long_turn'; pause_ms: number | null; cue: Cue | null; premature: boolean; split: boolean; joined: boolean; answered: boolean }
+export type BargeInScore = Base & {
+  type: 'barge_in'
+  honoured: boolean
+  stop_ms: number | null
+  in_time: boolean
+  resumed: boolean
+  engine_stop_ms: number | null
+  heard: HeardCheck | null
+}
+export type TurnScore = Base & {
+  type: 'pause' | 'long_turn'
+  pause_ms: number | null
+  cue: Cue | null
+  premature: boolean
+  split: boolean
+  joined: boolean
+  answered: boolean
+}
 export type FastTurnsScore = Base & { type: 'fast_turns'; turns: number; answered: number; exact: number }
 /** A situation that could not be staged as labelled: reported, never scored. */
 export type InvalidScore = Base & { type: SituationType; invalid: string }

@@ -102,7 +102,13 @@ export function summarizeCpuProfile(file: string, repoRoot: string, o: Summarize
     return undefined
   }
 
-  interface Info { key: string; name: string; where: string; area: string; ours: boolean }
+  interface Info {
+    key: string
+    name: string
+    where: string
+    area: string
+    ours: boolean
+  }
   const infoCache = new Map<number, Info>()
   const info = (id: number): Info => {
     let i = infoCache.get(id)
@@ -185,7 +191,8 @@ export function summarizeCpuProfile(file: string, repoRoot: string, o: Summarize
 /** The summary as text tables, for a terminal. */
 export function formatProfile(title: string, s: ProfileSummary): string {
   const cols = (c: { pct: number; ms: number; us_per_request?: number }) =>
-    `${c.pct.toFixed(1).padStart(5)}%  ${c.ms.toFixed(1).padStart(8)} ms` + (c.us_per_request === undefined ? '' : `  ${c.us_per_request.toFixed(1).padStart(6)} µs/req`)
+    `${c.pct.toFixed(1).padStart(5)}%  ${c.ms.toFixed(1).padStart(8)} ms` +
+    (c.us_per_request === undefined ? '' : `  ${c.us_per_request.toFixed(1).padStart(6)} µs/req`)
   const lines = [
     `${title}: ${s.busy_ms} ms busy of ${s.window_ms} ms sampled${s.windowed ? ' (measured window only)' : ' (whole process life)'}; ${s.file}`,
     '  top self time (% of busy):',

@@ -37,7 +37,14 @@ process.on('message', (m: EngineToChild | { type: string }) => {
   // The histogram holds whole timer intervals; the delay is what exceeds the resolution.
   const p99 = Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS)
   const max = Math.max(0, lag.max / 1e6 - LAG_RESOLUTION_MS)
-  send({ type: 'sample', lagP99Ms: p99, lagMaxMs: max, rssMb: process.memoryUsage.rss() / 2 ** 20, cpuMs: (cpu.user + cpu.system) / 1000, vad: engine.vadStats() })
+  send({
+    type: 'sample',
+    lagP99Ms: p99,
+    lagMaxMs: max,
+    rssMb: process.memoryUsage.rss() / 2 ** 20,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    vad: engine.vadStats(),
+  })
   lag.reset()
 })
 send({ type: 'engine_ready', apiPort: server.port, enginePort: engine.port, transport: engine.kind })
@@ -56,10 +63,13 @@ function watchStalls(): void {
   }, 5).unref()
   setInterval(() => {
     const m = process.memoryUsage()
-    process.stdout.write(`mem ${Math.round(performance.now())} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)} MB external ${(m.external / 2 ** 20).toFixed(0)} MB array buffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)} MB\n`)
+    process.stdout.write(
+      `mem ${Math.round(performance.now())} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)} MB external ${(m.external / 2 ** 20).toFixed(0)} MB array buffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)} MB\n`,
+    )
   }, 5000).unref()
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (e.duration > 3) process.stdout.write(`gc ${Math.round(e.startTime)} ${e.duration.toFixed(1)} ms kind ${(e as { detail?: { kind?: number } }).detail?.kind}\n`)
+    for (const e of list.getEntries())
+      if (e.duration > 3)
+        process.stdout.write(`gc ${Math.round(e.startTime)} ${e.duration.toFixed(1)} ms kind ${(e as { detail?: { kind?: number } }).detail?.kind}\n`)
   }).observe({ entryTypes: ['gc'] })
 }
-

@@ -50,30 +50,27 @@ export function runLoad(url: string, o: LoadOptions): Promise<LoadFigures> {
   let latencies = new Float64Array(1 << 18)
   let n = 0
   return new Promise((resolve, reject) => {
-    const instance = autocannon(
-      { url, connections: o.connections, duration: o.duration, pipelining: 1, headers: o.headers, timeout: 10 },
-      (err, r) => {
-        if (err) return reject(err)
-        const sorted = latencies.subarray(0, n).sort()
-        let sum = 0
-        for (let i = 0; i < n; i++) sum += sorted[i]!
-        resolve({
-          rps: Math.round(r.requests.average),
-          requests: n,
-          mean_ms: round(sum / Math.max(1, n), 3),
-          p50_ms: round(percentile(sorted, 50), 3),
-          p90_ms: round(percentile(sorted, 90), 3),
-          p99_ms: round(percentile(sorted, 99), 3),
-          p99_9_ms: round(percentile(sorted, 99.9), 3),
-          max_ms: round(sorted[n - 1] ?? NaN, 3),
-          bytes_per_response: r.requests.total ? Math.round(r.throughput.total / r.requests.total) : 0,
-          non2xx: r.non2xx,
-          errors: r.errors,
-          timeouts: r.timeouts,
-          duration_s: r.duration,
-        })
-      },
-    )
+    const instance = autocannon({ url, connections: o.connections, duration: o.duration, pipelining: 1, headers: o.headers, timeout: 10 }, (err, r) => {
+      if (err) return reject(err)
+      const sorted = latencies.subarray(0, n).sort()
+      let sum = 0
+      for (let i = 0; i < n; i++) sum += sorted[i]!
+      resolve({
+        rps: Math.round(r.requests.average),
+        requests: n,
+        mean_ms: round(sum / Math.max(1, n), 3),
+        p50_ms: round(percentile(sorted, 50), 3),
+        p90_ms: round(percentile(sorted, 90), 3),
+        p99_ms: round(percentile(sorted, 99), 3),
+        p99_9_ms: round(percentile(sorted, 99.9), 3),
+        max_ms: round(sorted[n - 1] ?? NaN, 3),
+        bytes_per_response: r.requests.total ? Math.round(r.throughput.total / r.requests.total) : 0,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+        duration_s: r.duration,
+      })
+    })
     instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
       if (status < 200 || status > 299) return
       if (n === latencies.length) {
@@ -98,11 +95,26 @@ export function medianFigures(runs: LoadFigures[]): LoadFigures {
   return {
     rps: Math.round(med((f) => f.rps)),
     requests: sum((f) => f.requests),
-    mean_ms: round(med((f) => f.mean_ms), 3),
-    p50_ms: round(med((f) => f.p50_ms), 3),
-    p90_ms: round(med((f) => f.p90_ms), 3),
-    p99_ms: round(med((f) => f.p99_ms), 3),
-    p99_9_ms: round(med((f) => f.p99_9_ms), 3),
+    mean_ms: round(
+      med((f) => f.mean_ms),
+      3,
+    ),
+    p50_ms: round(
+      med((f) => f.p50_ms),
+      3,
+    ),
+    p90_ms: round(
+      med((f) => f.p90_ms),
+      3,
+    ),
+    p99_ms: round(
+      med((f) => f.p99_ms),
+      3,
+    ),
+    p99_9_ms: round(
+      med((f) => f.p99_9_ms),
+      3,
+    ),
     max_ms: Math.max(...runs.map((f) => f.max_ms)),
     bytes_per_response: Math.round(med((f) => f.bytes_per_response)),
     non2xx: sum((f) => f.non2xx),

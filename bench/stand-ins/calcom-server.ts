@@ -58,8 +58,12 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/
 
 const STATUS_CODES: Record<number, string> = {
-  400: 'BadRequestException', 401: 'UnauthorizedException', 404: 'NotFoundException', 429: 'ThrottlerException',
-  500: 'InternalServerErrorException', 503: 'ServiceUnavailableException',
+  400: 'BadRequestException',
+  401: 'UnauthorizedException',
+  404: 'NotFoundException',
+  429: 'ThrottlerException',
+  500: 'InternalServerErrorException',
+  503: 'ServiceUnavailableException',
 }
 
 const validZone = (zone: string) => {
@@ -85,7 +89,8 @@ export async function startCalcomStandIn(o: CalcomStandInOptions): Promise<Calco
   const running = await startStandIn((req, failure) => {
     if (req.path !== '/v2/bookings' || req.method !== 'POST') return error(req, 404, `Cannot ${req.method} ${req.path}`)
     const auth = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
-    if (auth !== o.apiKey) return error(req, 401, auth ? 'Invalid API Key' : 'No authentication method provided. Either pass an API key as Bearer token in the Authorization header')
+    if (auth !== o.apiKey)
+      return error(req, 401, auth ? 'Invalid API Key' : 'No authentication method provided. Either pass an API key as Bearer token in the Authorization header')
     if (failure?.kind === 'status') {
       const headers: Record<string, string> = failure.retryAfterS !== undefined ? { 'retry-after': String(failure.retryAfterS) } : {}
       return error(req, failure.status, failure.status === 429 ? 'Too Many Requests' : 'Internal server error', headers)
@@ -120,7 +125,16 @@ export async function startCalcomStandIn(o: CalcomStandInOptions): Promise<Calco
       location: typeof b.location === 'string' ? b.location : 'integrations:daily',
       absentHost: false,
       createdAt: new Date().toISOString(),
-      attendees: [{ name: attendee.name, email: attendee.email, timeZone: attendee.timeZone, language: attendee.language ?? 'en', absent: false, ...(attendee.phoneNumber && { phoneNumber: attendee.phoneNumber }) }],
+      attendees: [
+        {
+          name: attendee.name,
+          email: attendee.email,
+          timeZone: attendee.timeZone,
+          language: attendee.language ?? 'en',
+          absent: false,
+          ...(attendee.phoneNumber && { phoneNumber: attendee.phoneNumber }),
+        },
+      ],
       guests: (b.guests as string[] | undefined) ?? [],
       bookingFieldsResponses: { name: attendee.name, email: attendee.email, ...(b.bookingFieldsResponses as Record<string, unknown> | undefined) },
       metadata: (b.metadata as Record<string, unknown> | undefined) ?? {},
@@ -134,7 +148,8 @@ export async function startCalcomStandIn(o: CalcomStandInOptions): Promise<Calco
 
 /** The first problem with a booking body, worded as Cal.com's validation messages are. */
 function validate(b: Record<string, unknown>): string | null {
-  if (typeof b.start !== 'string' || !UTC_ISO.test(b.start) || Number.isNaN(Date.parse(b.start))) return 'start must be a valid ISO 8601 date in UTC, e.g. 2024-08-13T09:00:00Z'
+  if (typeof b.start !== 'string' || !UTC_ISO.test(b.start) || Number.isNaN(Date.parse(b.start)))
+    return 'start must be a valid ISO 8601 date in UTC, e.g. 2024-08-13T09:00:00Z'
   if (typeof b.eventTypeId !== 'number' || !Number.isInteger(b.eventTypeId)) return 'eventTypeId must be an integer number'
   const a = b.attendee
   if (!a || typeof a !== 'object' || Array.isArray(a)) return 'attendee must be an object'
@@ -142,9 +157,12 @@ function validate(b: Record<string, unknown>): string | null {
   if (typeof att.name !== 'string' || !att.name.trim()) return 'attendee.name must be a string'
   if (typeof att.email !== 'string' || !EMAIL.test(att.email)) return 'attendee.email must be an email'
   if (typeof att.timeZone !== 'string' || !validZone(att.timeZone)) return 'attendee.timeZone must be a valid IANA time zone'
-  if (att.phoneNumber !== undefined && (typeof att.phoneNumber !== 'string' || !/^\+[1-9]\d{6,14}$/.test(att.phoneNumber))) return 'attendee.phoneNumber must be a valid phone number'
-  if (b.guests !== undefined && (!Array.isArray(b.guests) || !b.guests.every((g) => typeof g === 'string' && EMAIL.test(g)))) return 'each value in guests must be an email'
-  if (b.lengthInMinutes !== undefined && (typeof b.lengthInMinutes !== 'number' || !Number.isInteger(b.lengthInMinutes) || b.lengthInMinutes < 1)) return 'lengthInMinutes must be a positive integer'
+  if (att.phoneNumber !== undefined && (typeof att.phoneNumber !== 'string' || !/^\+[1-9]\d{6,14}$/.test(att.phoneNumber)))
+    return 'attendee.phoneNumber must be a valid phone number'
+  if (b.guests !== undefined && (!Array.isArray(b.guests) || !b.guests.every((g) => typeof g === 'string' && EMAIL.test(g))))
+    return 'each value in guests must be an email'
+  if (b.lengthInMinutes !== undefined && (typeof b.lengthInMinutes !== 'number' || !Number.isInteger(b.lengthInMinutes) || b.lengthInMinutes < 1))
+    return 'lengthInMinutes must be a positive integer'
   for (const k of ['metadata', 'bookingFieldsResponses'] as const) {
     if (b[k] !== undefined && (typeof b[k] !== 'object' || b[k] === null || Array.isArray(b[k]))) return `${k} must be an object`
   }

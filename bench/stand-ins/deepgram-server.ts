@@ -145,8 +145,19 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     const failure = url.pathname === '/v1/listen' ? failures.shift() : undefined
     let settle!: (o: SessionOutcome) => void
     const session: DeepgramSession = {
-      at: performance.now(), query: url.searchParams, auth, authorized: key === options.apiKey, failure: failure ? JSON.stringify(failure) : null,
-      audioBytes: 0, keepAlives: 0, finalizes: 0, closeStreams: 0, utterances: [], sent: [], outcome: undefined, closeCode: undefined,
+      at: performance.now(),
+      query: url.searchParams,
+      auth,
+      authorized: key === options.apiKey,
+      failure: failure ? JSON.stringify(failure) : null,
+      audioBytes: 0,
+      keepAlives: 0,
+      finalizes: 0,
+      closeStreams: 0,
+      utterances: [],
+      sent: [],
+      outcome: undefined,
+      closeCode: undefined,
       ended: new Promise((r) => (settle = r)),
     }
     const refuse = (status: number, err_code: string, err_msg: string) => {
@@ -154,7 +165,9 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       session.closeCode = status
       settle('rejected')
       const body = JSON.stringify({ err_code, err_msg, request_id: randomUUID() })
-      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+      socket.end(
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      )
     }
     if (url.pathname !== '/v1/listen') return refuse(404, 'NOT_FOUND', 'Not found.')
     sessions.push(session)
@@ -189,10 +202,16 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     let carry = new Int16Array(0)
     let odd: Buffer | null = null
     type Current = {
-      scripted: ScriptedUtterance | undefined; startMs: number; lastSpeechMs: number; lastSpeechAt: number
-      lastInterimMs: number; interims: number; completeAt: number | null
+      scripted: ScriptedUtterance | undefined
+      startMs: number
+      lastSpeechMs: number
+      lastSpeechAt: number
+      lastInterimMs: number
+      interims: number
+      completeAt: number | null
       /** The scripted text's words, and their audio span from startMs (timed interims) or undefined. */
-      words: string[]; speechMs: number | undefined
+      words: string[]
+      speechMs: number | undefined
     }
     /** The rest of an utterance a Finalize cut short: where its speech ends, in audio ms. */
     const rests = new WeakMap<ScriptedUtterance, number>()
@@ -200,7 +219,17 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       const endsAt = scripted && rests.get(scripted)
       const speechMs = endsAt !== undefined ? Math.max(10, endsAt - (now - 10)) : scripted?.speechMs
       const words = (scripted?.text ?? '').split(/\s+/).filter(Boolean)
-      return { scripted, startMs: now - 10, lastSpeechMs: now, lastSpeechAt: performance.now(), lastInterimMs: now - 10, interims: 0, completeAt: null, words, speechMs }
+      return {
+        scripted,
+        startMs: now - 10,
+        lastSpeechMs: now,
+        lastSpeechAt: performance.now(),
+        lastInterimMs: now - 10,
+        interims: 0,
+        completeAt: null,
+        words,
+        speechMs,
+      }
     }
     let cur: Current | null = null
     let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; endedBy: 'endpointing' | 'finalize' } | null = null
@@ -216,10 +245,26 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       const words = text ? text.split(/\s+/) : []
       const span = (endMs - u.startMs) / 1000 / Math.max(1, words.length)
       send({
-        type: 'Results', channel_index: [0, 1], duration: (endMs - u.startMs) / 1000, start: u.startMs / 1000, ...flags,
-        channel: { alternatives: [{ transcript: text, confidence: text ? 0.99 : 0, words: words.map((w, i) => ({
-          word: w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''), start: u.startMs / 1000 + i * span, end: u.startMs / 1000 + (i + 1) * span, confidence: 0.99, punctuated_word: w,
-        })) }] },
+        type: 'Results',
+        channel_index: [0, 1],
+        duration: (endMs - u.startMs) / 1000,
+        start: u.startMs / 1000,
+        ...flags,
+        channel: {
+          alternatives: [
+            {
+              transcript: text,
+              confidence: text ? 0.99 : 0,
+              words: words.map((w, i) => ({
+                word: w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''),
+                start: u.startMs / 1000 + i * span,
+                end: u.startMs / 1000 + (i + 1) * span,
+                confidence: 0.99,
+                punctuated_word: w,
+              })),
+            },
+          ],
+        },
         metadata: { request_id: requestId, model_info: MODEL_INFO, model_uuid: '00000000-0000-4000-8000-000000000003' },
       })
     }
@@ -228,8 +273,15 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       results(u, endMs, text, { is_final: true, speech_final: endedBy !== 'finalize', ...(endedBy === 'finalize' ? { from_finalize: true } : {}) })
       const sentAt = performance.now()
       s.utterances.push({
-        text, unscripted: !u.scripted, speechStartMs: u.startMs, speechEndMs: u.lastSpeechMs, speechEndAt: u.lastSpeechAt, finalSentAt: sentAt,
-        completeAt: u.completeAt ?? sentAt, injectedLatencyMs: Math.max(0, Math.min(latencyMs, Math.round(sentAt - u.lastSpeechAt))), endedBy,
+        text,
+        unscripted: !u.scripted,
+        speechStartMs: u.startMs,
+        speechEndMs: u.lastSpeechMs,
+        speechEndAt: u.lastSpeechAt,
+        finalSentAt: sentAt,
+        completeAt: u.completeAt ?? sentAt,
+        injectedLatencyMs: Math.max(0, Math.min(latencyMs, Math.round(sentAt - u.lastSpeechAt))),
+        endedBy,
       })
       if (endedBy === 'endpointing' && utteranceEndMs !== null) send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: u.lastSpeechMs / 1000 })
     }
@@ -354,12 +406,23 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
           splitOff(cur)
           schedule(cur, 'finalize')
           cur = null
-        } else if (!due) results({ ...open(undefined, audioMs()), startMs: audioMs() }, audioMs(), '', { is_final: true, speech_final: false, from_finalize: true })
+        } else if (!due)
+          results({ ...open(undefined, audioMs()), startMs: audioMs() }, audioMs(), '', { is_final: true, speech_final: false, from_finalize: true })
       } else if (type === 'CloseStream') {
         s.closeStreams++
         if (hang) return
         flushAll()
-        send({ type: 'Metadata', transaction_key: 'deprecated', request_id: requestId, sha256: '', created: new Date().toISOString(), duration: audioMs() / 1000, channels: 1, models: [MODEL_INFO.name], model_info: {} })
+        send({
+          type: 'Metadata',
+          transaction_key: 'deprecated',
+          request_id: requestId,
+          sha256: '',
+          created: new Date().toISOString(),
+          duration: audioMs() / 1000,
+          channels: 1,
+          models: [MODEL_INFO.name],
+          model_info: {},
+        })
         serverClosed = true
         ws.close(1000)
       }

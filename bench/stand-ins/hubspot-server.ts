@@ -29,7 +29,14 @@ export interface HubspotStandIn {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-const CATEGORIES: Record<number, string> = { 400: 'VALIDATION_ERROR', 401: 'INVALID_AUTHENTICATION', 404: 'OBJECT_NOT_FOUND', 409: 'CONFLICT', 429: 'RATE_LIMITS', 500: 'INTERNAL_ERROR' }
+const CATEGORIES: Record<number, string> = {
+  400: 'VALIDATION_ERROR',
+  401: 'INVALID_AUTHENTICATION',
+  404: 'OBJECT_NOT_FOUND',
+  409: 'CONFLICT',
+  429: 'RATE_LIMITS',
+  500: 'INTERNAL_ERROR',
+}
 
 export async function startHubspotStandIn(o: { accessToken: string; host?: string; port?: number }): Promise<HubspotStandIn> {
   const contacts: HubspotContact[] = []
@@ -44,18 +51,30 @@ export async function startHubspotStandIn(o: { accessToken: string; host?: strin
     if (req.method !== 'POST' || req.path !== '/crm/v3/objects/contacts') return error(404, `Unable to route ${req.method} ${req.path}`)
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
     if (token !== o.accessToken) {
-      return error(401, 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview')
+      return error(
+        401,
+        'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+      )
     }
-    if (failure?.kind === 'status') return error(failure.status, failure.status === 429 ? 'You have reached your secondly limit.' : 'internal error', failure.retryAfterS !== undefined ? { 'retry-after': String(failure.retryAfterS) } : {})
+    if (failure?.kind === 'status')
+      return error(
+        failure.status,
+        failure.status === 429 ? 'You have reached your secondly limit.' : 'internal error',
+        failure.retryAfterS !== undefined ? { 'retry-after': String(failure.retryAfterS) } : {},
+      )
     const props = req.body?.properties
     if (!props || typeof props !== 'object' || Array.isArray(props)) return error(400, 'Invalid input JSON: properties is required')
     const properties = props as Record<string, unknown>
     for (const [name, value] of Object.entries(properties)) {
-      if (typeof value !== 'string') return error(400, `Property values were not valid: [{"isValid":false,"message":"${name} must be a string","error":"INVALID_STRING","name":"${name}"}]`)
+      if (typeof value !== 'string')
+        return error(400, `Property values were not valid: [{"isValid":false,"message":"${name} must be a string","error":"INVALID_STRING","name":"${name}"}]`)
     }
     const email = properties.email as string | undefined
     if (email !== undefined && !EMAIL.test(email)) {
-      return error(400, `Property values were not valid: [{"isValid":false,"message":"Email address ${email} is invalid","error":"INVALID_EMAIL","name":"email"}]`)
+      return error(
+        400,
+        `Property values were not valid: [{"isValid":false,"message":"Email address ${email} is invalid","error":"INVALID_EMAIL","name":"email"}]`,
+      )
     }
     const existing = email && contacts.find((c) => c.properties.email === email.toLowerCase())
     if (existing) return error(409, `Contact already exists. Existing ID: ${existing.id}`)
@@ -63,7 +82,13 @@ export async function startHubspotStandIn(o: { accessToken: string; host?: strin
     const id = String(nextId++)
     const contact: HubspotContact = {
       id,
-      properties: { ...(properties as Record<string, string>), ...(email && { email: email.toLowerCase() }), createdate: now, lastmodifieddate: now, hs_object_id: id },
+      properties: {
+        ...(properties as Record<string, string>),
+        ...(email && { email: email.toLowerCase() }),
+        createdate: now,
+        lastmodifieddate: now,
+        hs_object_id: id,
+      },
       createdAt: now,
       updatedAt: now,
       archived: false,

@@ -20,8 +20,7 @@ export const EMBEDDING_MODELS: Record<string, { dims: number; shortens: boolean 
 /** OpenAI's limit on inputs per request. */
 const MAX_INPUTS = 2048
 
-export const foldWord = (w: string) =>
-  w.replace(/İ/g, 'i').replace(/I/g, 'ı').toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/ı/g, 'i')
+export const foldWord = (w: string) => w.replace(/İ/g, 'i').replace(/I/g, 'ı').toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/ı/g, 'i')
 
 /** Word → the first word of its synonym group, all folded. */
 export function synonymTable(groups: readonly (readonly string[])[]): Map<string, string> {
@@ -50,7 +49,7 @@ export function embeddingVector(text: string, dims: number, synonyms: ReadonlyMa
   let sum = 0
   for (const x of v) sum += x * x
   // Opposite signs of colliding words can cancel out; one fixed dimension keeps it non-zero.
-  if (sum === 0) return (v[0] = 1), v
+  if (sum === 0) return ((v[0] = 1), v)
   const inv = 1 / Math.sqrt(sum)
   return v.map((x) => x * inv)
 }
@@ -65,7 +64,9 @@ export interface ValidEmbeddingsRequest {
 export type CheckedEmbeddings = { ok: true; request: ValidEmbeddingsRequest } | { ok: false; status: number; body: unknown }
 
 const refuse = (message: string, param: string | null, status = 400, code: string | null = null): CheckedEmbeddings => ({
-  ok: false, status, body: errorBody(message, 'invalid_request_error', code, param),
+  ok: false,
+  status,
+  body: errorBody(message, 'invalid_request_error', code, param),
 })
 
 export function checkEmbeddingsRequest(body: unknown): CheckedEmbeddings {
@@ -76,7 +77,8 @@ export function checkEmbeddingsRequest(body: unknown): CheckedEmbeddings {
   if (!model) return refuse(`The model \`${b.model}\` does not exist or you do not have access to it.`, null, 404, 'model_not_found')
   const inputs = typeof b.input === 'string' ? [b.input] : b.input
   // Token arrays are valid at OpenAI but not understood here; a stand-in that guessed would mislead.
-  if (!Array.isArray(inputs) || !inputs.length || !inputs.every((i) => typeof i === 'string')) return refuse("'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'input')
+  if (!Array.isArray(inputs) || !inputs.length || !inputs.every((i) => typeof i === 'string'))
+    return refuse("'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'input')
   if (inputs.length > MAX_INPUTS) return refuse(`'$.input' is too long: at most ${MAX_INPUTS} inputs per request.`, 'input')
   if (inputs.some((i) => !i)) return refuse("'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'input')
   if (b.encoding_format !== undefined && b.encoding_format !== 'float' && b.encoding_format !== 'base64') {

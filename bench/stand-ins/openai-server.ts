@@ -206,7 +206,13 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     if (!closed.aborted) json(res, 200, embeddingsBody(checked.request, synonyms), {}, record)
   }
 
-  async function answer(res: http.ServerResponse, record: ReceivedRequest, request: ValidRequest, reply: ScriptedReply, failure: InjectedFailure | undefined): Promise<void> {
+  async function answer(
+    res: http.ServerResponse,
+    record: ReceivedRequest,
+    request: ValidRequest,
+    reply: ScriptedReply,
+    failure: InjectedFailure | undefined,
+  ): Promise<void> {
     const plan = planChunks(reply)
     const env = { id: newId('chatcmpl'), created: Math.floor(Date.now() / 1000), model: request.model }
     const usage: Usage = {
@@ -255,11 +261,18 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     }
     let settle!: (o: RequestOutcome) => void
     const record: ReceivedRequest = {
-      at: performance.now(), receivedAt, chunkSentAt: [], finishSentAt: null, path, authorized,
+      at: performance.now(),
+      receivedAt,
+      chunkSentAt: [],
+      finishSentAt: null,
+      path,
+      authorized,
       model: typeof body.model === 'string' ? body.model : undefined,
       messages: Array.isArray(body.messages) ? (body.messages as StandInMessage[]) : [],
       tools: Array.isArray(body.tools) ? (body.tools as StandInTool[]) : undefined,
-      stream: body.stream === true, body, status: 0,
+      stream: body.stream === true,
+      body,
+      status: 0,
       injected: { firstTokenMs: 0, interChunkMs: 0, chunks: 0, failure: null },
       outcome: undefined,
       ended: new Promise((r) => (settle = r)),
@@ -333,4 +346,3 @@ function carriesText(delta: Record<string, unknown>): boolean {
 function describe(f: InjectedFailure): string {
   return f.kind === 'status' ? `status ${f.status}` : f.kind === 'hang' ? 'hang' : `${f.kind} after ${f.afterChunks} chunks`
 }
-

@@ -39,7 +39,10 @@ export function checkRequest(body: unknown): Checked {
     if (!Array.isArray(b.tools) || !b.tools.length) return fail("[] is too short - 'tools'", 'tools')
     for (const [i, tool] of (b.tools as StandInTool[]).entries()) {
       if (tool?.type !== 'function' || typeof tool.function?.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.function.name)) {
-        return fail(`Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${i}].function.name`)
+        return fail(
+          `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          `tools[${i}].function.name`,
+        )
       }
     }
     tools = b.tools as StandInTool[]
@@ -57,13 +60,19 @@ export function checkRequest(body: unknown): Checked {
       continue
     }
     if (open.size) {
-      return fail(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`, 'messages')
+      return fail(
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`,
+        'messages',
+      )
     }
     if (m.role === 'assistant' && m.tool_calls?.length) open = new Set(m.tool_calls.map((c) => c.id))
     else if (m.content === undefined || m.content === null) return fail(`Invalid value for 'content': expected a string, got null.`, `messages.[${i}].content`)
   }
   if (open.size) {
-    return fail(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`, 'messages')
+    return fail(
+      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`,
+      'messages',
+    )
   }
   const opts = b.stream_options as { include_usage?: boolean } | undefined
   return { ok: true, request: { model: b.model, messages, tools, stream, includeUsage: stream && opts?.include_usage === true } }

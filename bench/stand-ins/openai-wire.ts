@@ -94,7 +94,9 @@ export interface Envelope {
 
 export function chunkBody(env: Envelope, d: ChunkPlan['deltas'][number], withUsage: boolean): Record<string, unknown> {
   return {
-    ...env, object: 'chat.completion.chunk', system_fingerprint: 'fp_standin',
+    ...env,
+    object: 'chat.completion.chunk',
+    system_fingerprint: 'fp_standin',
     choices: [{ index: 0, delta: d.delta, logprobs: null, finish_reason: d.finish_reason }],
     ...(withUsage ? { usage: null } : {}),
   }
@@ -112,10 +114,18 @@ export interface Usage {
 
 export function completionBody(env: Envelope, plan: ChunkPlan, usage: Usage): Record<string, unknown> {
   const message = {
-    role: 'assistant', content: plan.toolCalls.length && !plan.content ? null : plan.content, refusal: null,
+    role: 'assistant',
+    content: plan.toolCalls.length && !plan.content ? null : plan.content,
+    refusal: null,
     ...(plan.toolCalls.length ? { tool_calls: plan.toolCalls } : {}),
   }
-  return { ...env, object: 'chat.completion', system_fingerprint: 'fp_standin', choices: [{ index: 0, message, logprobs: null, finish_reason: plan.finishReason }], usage }
+  return {
+    ...env,
+    object: 'chat.completion',
+    system_fingerprint: 'fp_standin',
+    choices: [{ index: 0, message, logprobs: null, finish_reason: plan.finishReason }],
+    usage,
+  }
 }
 
 /** OpenAI's error envelope: `{ error: { message, type, param, code } }`. */

@@ -78,7 +78,15 @@ export async function startSlackStandIn(o: SlackStandInOptions): Promise<SlackSt
         ok: true,
         channel,
         ts,
-        message: { ...BOT, type: 'message', text, ts, team: TEAM, ...(threadTs && { thread_ts: threadTs }), bot_profile: { id: BOT.bot_id, name: 'Ozan stand-in', app_id: BOT.app_id } },
+        message: {
+          ...BOT,
+          type: 'message',
+          text,
+          ts,
+          team: TEAM,
+          ...(threadTs && { thread_ts: threadTs }),
+          bot_profile: { id: BOT.bot_id, name: 'Ozan stand-in', app_id: BOT.app_id },
+        },
         ...(warnings && { warning: warnings.join(','), response_metadata: { warnings } }),
       },
     }

@@ -126,7 +126,13 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     const auth = req.headers.authorization
     const format = body.response_format ?? 'mp3'
     const r = log(res, receivedAt, 'openai', auth, auth === `Bearer ${keys.openai}`, {
-      text: str(body.input), voice: str(body.voice), model: str(body.model), format: format === 'wav' ? 'wav' : 'pcm', sampleRateHz: OPENAI_RATE_HZ, query: {}, body,
+      text: str(body.input),
+      voice: str(body.voice),
+      model: str(body.model),
+      format: format === 'wav' ? 'wav' : 'pcm',
+      sampleRateHz: OPENAI_RATE_HZ,
+      query: {},
+      body,
     })
     const refuse = (status: number, message: string, param: string | null = null, code: string | null = null) =>
       json(res, status, errorBody(message, 'invalid_request_error', code, param), r)
@@ -142,15 +148,28 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     if (format !== 'pcm' && format !== 'wav') return refuse(400, `The stand-in only produces pcm and wav, not '${String(format)}'.`, 'response_format')
     const pcm = tone(r.text, r.voice, OPENAI_RATE_HZ, msPerChar)
     const audio = r.format === 'wav' ? Buffer.concat([streamingWavHeader(OPENAI_RATE_HZ), pcm]) : pcm
-    await stream(res, r, audio, r.format === 'wav' ? 'audio/wav' : 'audio/pcm', (status, message) => errorBody(message ?? `Upstream failure ${status}`, status >= 500 ? 'server_error' : 'requests'))
+    await stream(res, r, audio, r.format === 'wav' ? 'audio/wav' : 'audio/pcm', (status, message) =>
+      errorBody(message ?? `Upstream failure ${status}`, status >= 500 ? 'server_error' : 'requests'),
+    )
   }
 
-  async function deepgram(req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, unknown>, query: Record<string, string>, receivedAt: number): Promise<void> {
+  async function deepgram(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    body: Record<string, unknown>,
+    query: Record<string, string>,
+    receivedAt: number,
+  ): Promise<void> {
     const auth = req.headers.authorization
     const container = query.container ?? 'wav'
     const r = log(res, receivedAt, 'deepgram', auth, auth === `Token ${keys.deepgram}`, {
-      text: str(body.text), voice: query.model ?? 'aura-asteria-en', model: query.model ?? 'aura-asteria-en',
-      format: container === 'none' ? 'pcm' : 'wav', sampleRateHz: Number(query.sample_rate ?? 24000), query, body,
+      text: str(body.text),
+      voice: query.model ?? 'aura-asteria-en',
+      model: query.model ?? 'aura-asteria-en',
+      format: container === 'none' ? 'pcm' : 'wav',
+      sampleRateHz: Number(query.sample_rate ?? 24000),
+      query,
+      body,
     })
     const refuse = (status: number, code: string, message: string) => json(res, status, dgError(code, message), r)
     if (!r.authorized) return refuse(401, 'INVALID_AUTH', 'Invalid credentials.')
@@ -162,11 +181,19 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     if (container !== 'none' && container !== 'wav') return refuse(400, 'INVALID_QUERY_PARAMETER', `Unsupported container ${container}.`)
     const pcm = tone(r.text, r.voice, r.sampleRateHz, msPerChar)
     const audio = r.format === 'wav' ? Buffer.concat([streamingWavHeader(r.sampleRateHz), pcm]) : pcm
-    await stream(res, r, audio, r.format === 'wav' ? 'audio/wav' : 'audio/l16', (status, message) => dgError(status === 429 ? 'TOO_MANY_REQUESTS' : 'INTERNAL_SERVER_ERROR', message ?? `Upstream failure ${status}`))
+    await stream(res, r, audio, r.format === 'wav' ? 'audio/wav' : 'audio/l16', (status, message) =>
+      dgError(status === 429 ? 'TOO_MANY_REQUESTS' : 'INTERNAL_SERVER_ERROR', message ?? `Upstream failure ${status}`),
+    )
   }
 
   /** Injected failure first, then the audio in paced chunks; the log gets every delay it added. */
-  async function stream(res: http.ServerResponse, r: SpeechRequest, audio: Buffer, type: string, failBody: (status: number, message?: string) => unknown): Promise<void> {
+  async function stream(
+    res: http.ServerResponse,
+    r: SpeechRequest,
+    audio: Buffer,
+    type: string,
+    failBody: (status: number, message?: string) => unknown,
+  ): Promise<void> {
     const failure = failures.shift()
     r.injected.failure = failure ? describe(failure) : null
     if (failure?.kind === 'status') return json(res, failure.status, failBody(failure.status, failure.message), r)
@@ -195,12 +222,27 @@ export async function startSpeechStandIn(options: SpeechStandInOptions = {}): Pr
     res.end()
   }
 
-  function log(res: http.ServerResponse, receivedAt: number, protocol: SpeechRequest['protocol'], authorization: string | undefined, authorized: boolean, fields: Pick<SpeechRequest, 'text' | 'voice' | 'model' | 'format' | 'sampleRateHz' | 'query' | 'body'>): SpeechRequest {
+  function log(
+    res: http.ServerResponse,
+    receivedAt: number,
+    protocol: SpeechRequest['protocol'],
+    authorization: string | undefined,
+    authorized: boolean,
+    fields: Pick<SpeechRequest, 'text' | 'voice' | 'model' | 'format' | 'sampleRateHz' | 'query' | 'body'>,
+  ): SpeechRequest {
     let settle!: (o: SpeechOutcome) => void
     const r: SpeechRequest = {
-      at: performance.now(), receivedAt, firstByteSentAt: null, protocol, authorization, authorized, ...fields, status: 0,
+      at: performance.now(),
+      receivedAt,
+      firstByteSentAt: null,
+      protocol,
+      authorization,
+      authorized,
+      ...fields,
+      status: 0,
       injected: { firstByteMs: 0, chunkIntervalMs: 0, chunks: 0, bytes: 0, failure: null },
-      outcome: undefined, ended: new Promise((resolve) => (settle = resolve)),
+      outcome: undefined,
+      ended: new Promise((resolve) => (settle = resolve)),
     }
     res.on('close', () => {
       r.outcome ??= res.writableFinished ? 'completed' : 'client_closed'
@@ -290,4 +332,3 @@ function json(res: http.ServerResponse, status: number, body: unknown, r?: Speec
   res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': newId('req') })
   res.end(JSON.stringify(body))
 }
-

@@ -72,8 +72,14 @@ export async function startStandIn(handle: Handler, o: { host?: string; port?: n
       const url = new URL(req.url ?? '/', 'http://stand-in')
       const raw = Buffer.concat(parts).toString('utf8')
       const logged: LoggedRequest = {
-        method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, raw,
-        body: parseBody(req.headers['content-type'], raw), status: 0, response: undefined,
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        raw,
+        body: parseBody(req.headers['content-type'], raw),
+        status: 0,
+        response: undefined,
       }
       requests.push(logged)
       const failure = failures.shift()

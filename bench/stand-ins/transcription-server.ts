@@ -83,15 +83,38 @@ export async function startTranscriptionStandIn(options: TranscriptionStandInOpt
     }
     const auth = req.headers.authorization
     const record: TranscriptionRequest = {
-      at: performance.now(), answeredAt: 0, authorized: auth === `Bearer ${options.apiKey}`, model: undefined, language: undefined, responseFormat: undefined,
-      fileName: undefined, fileBytes: 0, audioMs: null, status: 0, text: undefined, injectedLatencyMs: 0, failure: null, outcome: undefined,
+      at: performance.now(),
+      answeredAt: 0,
+      authorized: auth === `Bearer ${options.apiKey}`,
+      model: undefined,
+      language: undefined,
+      responseFormat: undefined,
+      fileName: undefined,
+      fileBytes: 0,
+      audioMs: null,
+      status: 0,
+      text: undefined,
+      injectedLatencyMs: 0,
+      failure: null,
+      outcome: undefined,
     }
     requests.push(record)
     res.on('close', () => (record.outcome ??= res.writableFinished ? 'completed' : 'client_closed'))
     if (!record.authorized) {
       req.resume()
       const sent = auth?.startsWith('Bearer ') ? auth.slice(7) : ''
-      return answer(record, res, 401, errorBody(sent ? `Incorrect API key provided: ${maskKey(sent)}. You can find your API key at https://platform.openai.com/account/api-keys.` : "You didn't provide an API key.", 'invalid_request_error', sent ? 'invalid_api_key' : null))
+      return answer(
+        record,
+        res,
+        401,
+        errorBody(
+          sent
+            ? `Incorrect API key provided: ${maskKey(sent)}. You can find your API key at https://platform.openai.com/account/api-keys.`
+            : "You didn't provide an API key.",
+          'invalid_request_error',
+          sent ? 'invalid_api_key' : null,
+        ),
+      )
     }
     const form = await readForm(req)
     if (!form) return answer(record, res, 400, errorBody('Could not parse multipart form', 'invalid_request_error'))
@@ -102,27 +125,54 @@ export async function startTranscriptionStandIn(options: TranscriptionStandInOpt
     record.fileBytes = form.file?.length ?? 0
     if (!form.file) return answer(record, res, 400, errorBody("'file' is a required property", 'invalid_request_error', null, 'file'))
     if (!record.model) return answer(record, res, 400, errorBody("'model' is a required property", 'invalid_request_error', null, 'model'))
-    if (!models.includes(record.model)) return answer(record, res, 400, errorBody(`Invalid model ${record.model}.`, 'invalid_request_error', 'model_not_found', 'model'))
-    if (form.file.length > MAX_FILE_BYTES) return answer(record, res, 413, errorBody('Maximum content size limit (26214400) exceeded.', 'invalid_request_error'))
+    if (!models.includes(record.model))
+      return answer(record, res, 400, errorBody(`Invalid model ${record.model}.`, 'invalid_request_error', 'model_not_found', 'model'))
+    if (form.file.length > MAX_FILE_BYTES)
+      return answer(record, res, 413, errorBody('Maximum content size limit (26214400) exceeded.', 'invalid_request_error'))
     const format = record.responseFormat ?? 'json'
-    if (!FORMATS.includes(format)) return answer(record, res, 400, errorBody(`Invalid response_format ${format}.`, 'invalid_request_error', null, 'response_format'))
+    if (!FORMATS.includes(format))
+      return answer(record, res, 400, errorBody(`Invalid response_format ${format}.`, 'invalid_request_error', null, 'response_format'))
     try {
       const wav = parseWav(form.file)
       record.audioMs = ((wav.samples.length / wav.channels) * 1000) / wav.sampleRate
     } catch {
-      return answer(record, res, 400, errorBody('Invalid file format. Supported formats: [flac m4a mp3 mp4 mpeg mpga oga ogg wav webm]', 'invalid_request_error'))
+      return answer(
+        record,
+        res,
+        400,
+        errorBody('Invalid file format. Supported formats: [flac m4a mp3 mp4 mpeg mpga oga ogg wav webm]', 'invalid_request_error'),
+      )
     }
-    if (record.audioMs < 100) return answer(record, res, 400, errorBody('Audio file is too short. Minimum audio length is 0.1 seconds.', 'invalid_request_error', 'audio_too_short', 'file'))
+    if (record.audioMs < 100)
+      return answer(
+        record,
+        res,
+        400,
+        errorBody('Audio file is too short. Minimum audio length is 0.1 seconds.', 'invalid_request_error', 'audio_too_short', 'file'),
+      )
     const failure = failures.shift()
     record.failure = failure ? JSON.stringify(failure) : null
     if (failure?.kind === 'hang') return
-    if (failure?.kind === 'status') return answer(record, res, failure.status, errorBody(failure.message ?? `Injected failure ${failure.status}`, failure.status >= 500 ? 'server_error' : 'invalid_request_error'))
+    if (failure?.kind === 'status')
+      return answer(
+        record,
+        res,
+        failure.status,
+        errorBody(failure.message ?? `Injected failure ${failure.status}`, failure.status >= 500 ? 'server_error' : 'invalid_request_error'),
+      )
     const scripted = script.shift()
     record.text = scripted?.text ?? ''
     record.injectedLatencyMs = scripted?.latencyMs ?? options.latencyMs ?? 0
     if (record.injectedLatencyMs > 0) await new Promise((r) => setTimeout(r, record.injectedLatencyMs))
     if (format === 'json') return answer(record, res, 200, { text: record.text, usage: { type: 'duration', seconds: Math.ceil(record.audioMs / 1000) } })
-    if (format === 'verbose_json') return answer(record, res, 200, { task: 'transcribe', language: record.language ?? 'english', duration: record.audioMs / 1000, text: record.text, segments: [] })
+    if (format === 'verbose_json')
+      return answer(record, res, 200, {
+        task: 'transcribe',
+        language: record.language ?? 'english',
+        duration: record.audioMs / 1000,
+        text: record.text,
+        segments: [],
+      })
     record.status = 200
     record.answeredAt = performance.now()
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(record.text)

@@ -63,7 +63,10 @@ export class FramePacer {
    * frames of it are used) at the level `roomDbfs` names, e.g. the pink or brown noise of the
    * conversation-quality bench.
    */
-  constructor(readonly roomDbfs: number | null = -80, roomNoise?: Int16Array) {
+  constructor(
+    readonly roomDbfs: number | null = -80,
+    roomNoise?: Int16Array,
+  ) {
     if (roomNoise) {
       const frames = Math.floor(roomNoise.length / FRAME_SAMPLES)
       if (frames < 1) throw new RangeError(`room noise needs at least one ${FRAME_MS} ms frame, got ${roomNoise.length} samples`)
@@ -107,7 +110,6 @@ interface Queued {
   done: (u: SentUtterance) => void
 }
 
-
 export class Caller {
   readonly timeline: CallerTimeline
   private readonly queue: Queued[] = []
@@ -118,7 +120,10 @@ export class Caller {
   private waiters: Array<() => void> = []
   private readonly closedP: Promise<{ code: number }>
 
-  private constructor(private readonly ws: WebSocket, private readonly pacer: FramePacer) {
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly pacer: FramePacer,
+  ) {
     this.timeline = { openedAt: performance.now(), utterances: [], audio: [], events: [], closed: null }
     ws.binaryType = 'nodebuffer'
     ws.on('message', (data: Buffer, isBinary: boolean) => {
@@ -206,7 +211,8 @@ export class Caller {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (cond()) finish()
-        else if (this.timeline.closed && !cond()) finish(new Error(`socket closed (${this.timeline.closed.code}${this.timeline.error ? `, ${this.timeline.error}` : ''}) while waiting for ${what}`))
+        else if (this.timeline.closed && !cond())
+          finish(new Error(`socket closed (${this.timeline.closed.code}${this.timeline.error ? `, ${this.timeline.error}` : ''}) while waiting for ${what}`))
         else this.waiters.push(check)
       }
       const poll = setInterval(() => {
@@ -229,11 +235,15 @@ export class Caller {
   /** The first event matching `pred` at or after index `from` of timeline.events. */
   async event(pred: (e: ServerEvent) => boolean, timeoutMs: number, from = 0, what = 'event'): Promise<{ at: number; event: ServerEvent; index: number }> {
     let found = -1
-    await this.until(() => {
-      const ev = this.timeline.events
-      for (let i = Math.max(from, 0); i < ev.length; i++) if (pred(ev[i]!.event)) return (found = i) >= 0
-      return false
-    }, timeoutMs, what)
+    await this.until(
+      () => {
+        const ev = this.timeline.events
+        for (let i = Math.max(from, 0); i < ev.length; i++) if (pred(ev[i]!.event)) return (found = i) >= 0
+        return false
+      },
+      timeoutMs,
+      what,
+    )
     return { ...this.timeline.events[found]!, index: found }
   }
 
@@ -314,11 +324,15 @@ export const isStatus = (s: string) => (e: { type: string; status?: unknown }) =
 // These run on every message a caller receives, over timelines that grow all run: they look from
 // the newest entry back (or bisect), never over the whole history.
 export const listeningAfter = (c: Caller, t: number) =>
-  c.until(() => {
-    const ev = c.timeline.events
-    for (let i = ev.length - 1; i >= 0 && ev[i]!.at > t; i--) if (isStatus('listening')(ev[i]!.event)) return true
-    return false
-  }, 30_000, 'listening')
+  c.until(
+    () => {
+      const ev = c.timeline.events
+      for (let i = ev.length - 1; i >= 0 && ev[i]!.at > t; i--) if (isStatus('listening')(ev[i]!.event)) return true
+      return false
+    },
+    30_000,
+    'listening',
+  )
 /** Arrivals are in time order: the first one after `t` by bisection. */
 export const firstAudioAfter = (tl: CallerTimeline, t: number): number | null => {
   const a = tl.audio

@@ -39,7 +39,12 @@ export class TalkingCall {
   private stopped = false
   reported = false
   done: Promise<void> = Promise.resolve()
-  constructor(readonly caller: Caller, private readonly p: Providers, private readonly lines: Line[], private readonly seed: number) {}
+  constructor(
+    readonly caller: Caller,
+    private readonly p: Providers,
+    private readonly lines: Line[],
+    private readonly seed: number,
+  ) {}
 
   start(): void {
     this.done = this.loop().catch(() => {})
@@ -75,7 +80,15 @@ const p99 = (xs: number[]): number => {
   return s[Math.min(s.length - 1, Math.ceil(0.99 * s.length) - 1)]!
 }
 
-export async function capacity(engine: EngineChild, org: Org, p: Providers, lines: Line[], reply: string, pacer: FramePacer, plan: CapacityPlan): Promise<CapacityStep[]> {
+export async function capacity(
+  engine: EngineChild,
+  org: Org,
+  p: Providers,
+  lines: Line[],
+  reply: string,
+  pacer: FramePacer,
+  plan: CapacityPlan,
+): Promise<CapacityStep[]> {
   const log = plan.log
   // Every request gets this reply, speculative ones included (see TalkingCall).
   p.llm.fallback({ text: reply })
@@ -90,8 +103,10 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
       // Ramp up at about 25 calls a second so set-up does not land all at once.
       while (calls.length < n) {
         const batch = Math.min(5, n - calls.length)
-        const added = await Promise.all(Array.from({ length: batch }, async () => new TalkingCall(await Caller.connect(await org.mint(), pacer), p, lines, calls.length * 7)))
-        for (const t of added) (calls.push(t), t.start())
+        const added = await Promise.all(
+          Array.from({ length: batch }, async () => new TalkingCall(await Caller.connect(await org.mint(), pacer), p, lines, calls.length * 7)),
+        )
+        for (const t of added) calls.push(t), t.start()
         await sleep(200)
       }
       await sleep(plan.warmupMs)
@@ -102,14 +117,19 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
         ? null
         : wireProblem
           ? { failed: wireProblem }
-          : await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-voice-wire-${process.pid}-${n}.pcap`)).catch((e: Error) => ({ failed: e.message }))
+          : await startWireCapture(engine.enginePort, path.join(os.tmpdir(), `ozan-voice-wire-${process.pid}-${n}.pcap`)).catch((e: Error) => ({
+              failed: e.message,
+            }))
       const s0 = await engine.sample()
       benchLag.reset()
       const from = performance.now()
       await sleep(plan.windowMs)
       const to = performance.now()
       const s = await engine.sample()
-      const wireFrames = wire && 'stop' in wire ? await wire.stop().catch((e: Error) => ({ failed: `tcpdump failed to stop or its capture could not be read: ${e.message}` })) : null
+      const wireFrames =
+        wire && 'stop' in wire
+          ? await wire.stop().catch((e: Error) => ({ failed: `tcpdump failed to stop or its capture could not be read: ${e.message}` }))
+          : null
       const wireJ = wireFrames && !('failed' in wireFrames) ? wireJitter(wireFrames) : null
       const live = calls.filter((t) => t.caller.open)
       for (const t of calls.filter((x) => !x.caller.open && !x.reported)) {
@@ -117,16 +137,23 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
         const last = t.caller.timeline.events.filter((e) => e.event.type === 'ended' || e.event.type === 'error').map((e) => JSON.stringify(e.event))
         const tl = t.caller.timeline
         const after = tl.closed ? `${Math.round(tl.closed.at - tl.openedAt)} ms after opening` : ''
-        log(`a call closed (${tl.closed?.code}${tl.error ? `, ${tl.error}` : ''}) ${after}, ${tl.events.length} events and ${tl.audio.length} audio messages kept: ${last.join(' ') || 'no ended event'}`)
+        log(
+          `a call closed (${tl.closed?.code}${tl.error ? `, ${tl.error}` : ''}) ${after}, ${tl.events.length} events and ${tl.audio.length} audio messages kept: ${last.join(' ') || 'no ended event'}`,
+        )
       }
       const jitter = live.flatMap((t) => windowJitter(t.caller.timeline, from, to))
       if (process.env.BENCH_VOICE_DUMP) {
-        fs.writeFileSync(`${process.env.BENCH_VOICE_DUMP}-cap${n}.json`, JSON.stringify(live.slice(0, 4).map((t) => t.caller.timeline.audio.filter((a) => a.at >= from && a.at <= to))))
+        fs.writeFileSync(
+          `${process.env.BENCH_VOICE_DUMP}-cap${n}.json`,
+          JSON.stringify(live.slice(0, 4).map((t) => t.caller.timeline.audio.filter((a) => a.at >= from && a.at <= to))),
+        )
         const inWindow = (at: number) => at >= from && at <= to
         fs.writeFileSync(
           `${process.env.BENCH_VOICE_DUMP}-cap${n}-providers.json`,
           JSON.stringify({
-            tts: p.speech.requests.filter((r) => inWindow(r.receivedAt)).map((r) => ({ receivedAt: r.receivedAt, firstByteSentAt: r.firstByteSentAt, text: r.text })),
+            tts: p.speech.requests
+              .filter((r) => inWindow(r.receivedAt))
+              .map((r) => ({ receivedAt: r.receivedAt, firstByteSentAt: r.firstByteSentAt, text: r.text })),
             llm: p.llm.requests.filter((r) => inWindow(r.receivedAt)).map((r) => ({ receivedAt: r.receivedAt, chunkSentAt: r.chunkSentAt })),
           }),
         )
@@ -137,14 +164,25 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
       const vad = s.vad && s0.vad ? { windows: s.vad.windows - s0.vad.windows, runs: s.vad.runs - s0.vad.runs, gated: s.vad.gated - s0.vad.gated } : null
       const cpuPct = Math.round(((s.cpuMs - s0.cpuMs) / (to - from)) * 100)
       const step: CapacityStep = {
-        sessions: n, jitter_p99_ms: round(p99(jitter)), wire_jitter_p99_ms: wireJ && wireJ.length ? round(p99(wireJ)) : null, loop_lag_p99_ms: round(s.lagP99Ms), rss_mb: round(s.rssMb), engine_cpu_pct: cpuPct,
-        vad_gated_pct: vad ? Math.round((100 * vad.gated) / Math.max(1, vad.gated + vad.windows)) : null, ok: false,
+        sessions: n,
+        jitter_p99_ms: round(p99(jitter)),
+        wire_jitter_p99_ms: wireJ && wireJ.length ? round(p99(wireJ)) : null,
+        loop_lag_p99_ms: round(s.lagP99Ms),
+        rss_mb: round(s.rssMb),
+        engine_cpu_pct: cpuPct,
+        vad_gated_pct: vad ? Math.round((100 * vad.gated) / Math.max(1, vad.gated + vad.windows)) : null,
+        ok: false,
       }
       const failedCapture = wire && 'failed' in wire ? wire : wireFrames && 'failed' in wireFrames ? wireFrames : null
       const verdict = stepVerdict(
         {
-          sessions: n, live: live.length, frames, callersJitterP99Ms: step.jitter_p99_ms, loopLagP99Ms: step.loop_lag_p99_ms, benchLagP99Ms: round(benchP99),
-          wire: !plan.wireCapture ? 'off' : failedCapture ?? { jitterP99Ms: step.wire_jitter_p99_ms ?? 0, frames: wireJ?.length ?? 0 },
+          sessions: n,
+          live: live.length,
+          frames,
+          callersJitterP99Ms: step.jitter_p99_ms,
+          loopLagP99Ms: step.loop_lag_p99_ms,
+          benchLagP99Ms: round(benchP99),
+          wire: !plan.wireCapture ? 'off' : (failedCapture ?? { jitterP99Ms: step.wire_jitter_p99_ms ?? 0, frames: wireJ?.length ?? 0 }),
         },
         { jitterMs: plan.jitterLimitMs, lagMs: plan.lagLimitMs },
       )
@@ -152,8 +190,11 @@ export async function capacity(engine: EngineChild, org: Org, p: Providers, line
       if (!verdict.valid) log(`ERROR: capacity step ${n} is invalid: ${verdict.invalid_reason}`)
       steps.push(step)
       const vadNote = vad ? `, vad ${vad.windows} windows in ${vad.runs} runs + ${vad.gated} gated` : ''
-      log(`capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames at the callers, ${!plan.wireCapture ? 'not captured (--no-wire)' : failedCapture ? 'NO WIRE CAPTURE' : `${step.wire_jitter_p99_ms ?? '—'} ms on the wire (${wireJ?.length ?? 0} frames)`}, engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${describeVerdict(verdict)}`)
-      if (benchP99 >= plan.lagLimitMs / 2) log(`warning: the bench process itself lags (p99 ${round(benchP99)} ms): jitter at ${n} sessions is partly the callers', not the engine's`)
+      log(
+        `capacity ${n}: jitter p99 ${step.jitter_p99_ms} ms over ${frames} frames at the callers, ${!plan.wireCapture ? 'not captured (--no-wire)' : failedCapture ? 'NO WIRE CAPTURE' : `${step.wire_jitter_p99_ms ?? '—'} ms on the wire (${wireJ?.length ?? 0} frames)`}, engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, engine cpu ${cpuPct}% of its core, live ${live.length}/${n}, bench lag p99 ${round(benchP99)} / max ${round(benchMax)} ms${vadNote} → ${describeVerdict(verdict)}`,
+      )
+      if (benchP99 >= plan.lagLimitMs / 2)
+        log(`warning: the bench process itself lags (p99 ${round(benchP99)} ms): jitter at ${n} sessions is partly the callers', not the engine's`)
       if (!step.ok) break
     }
   } finally {

@@ -35,15 +35,27 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
   // BENCH_ENGINE_FLAGS="--trace-gc …": extra node/V8 flags for the engine (its stdout is engine.log in the data dir).
   const extra = [...prof, ...(process.env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean)]
   const child: ChildProcess = fork(libScript('engine-server.ts'), [], {
-    ...(pinned ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, ...ENGINE_NODE_FLAGS, '--import', 'tsx', ...extra] } : { execArgv: [...ENGINE_NODE_FLAGS, '--import', 'tsx', ...extra] }),
+    ...(pinned
+      ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, ...ENGINE_NODE_FLAGS, '--import', 'tsx', ...extra] }
+      : { execArgv: [...ENGINE_NODE_FLAGS, '--import', 'tsx', ...extra] }),
     env: {
       ...process.env,
-      OZAN_DATA_DIR: dataDir, OZAN_HOST: '127.0.0.1', OZAN_PORT: '0', OZAN_ENGINE_HOST: '127.0.0.1', OZAN_ENGINE_PORT: '0',
-      OZAN_LOG_LEVEL: 'warn', OZAN_MAX_LIVE_CALLS_PER_ORG: '10000', OZAN_ACCESS_TOKEN_TTL_S: '7200',
+      OZAN_DATA_DIR: dataDir,
+      OZAN_HOST: '127.0.0.1',
+      OZAN_PORT: '0',
+      OZAN_ENGINE_HOST: '127.0.0.1',
+      OZAN_ENGINE_PORT: '0',
+      OZAN_LOG_LEVEL: 'warn',
+      OZAN_MAX_LIVE_CALLS_PER_ORG: '10000',
+      OZAN_ACCESS_TOKEN_TTL_S: '7200',
       // The stand-in providers listen on loopback, which provider credentials may reach only when allowed.
       OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
-      OZAN_RATE_LIMIT_ORG_BURST: '1000000', OZAN_RATE_LIMIT_ORG_PER_MIN: '1000000', OZAN_RATE_LIMIT_KEY_BURST: '1000000',
-      OZAN_RATE_LIMIT_KEY_PER_MIN: '1000000', OZAN_RATE_LIMIT_ADDRESS_BURST: '1000000', OZAN_RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
+      OZAN_RATE_LIMIT_ORG_BURST: '1000000',
+      OZAN_RATE_LIMIT_ORG_PER_MIN: '1000000',
+      OZAN_RATE_LIMIT_KEY_BURST: '1000000',
+      OZAN_RATE_LIMIT_KEY_PER_MIN: '1000000',
+      OZAN_RATE_LIMIT_ADDRESS_BURST: '1000000',
+      OZAN_RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
     },
     stdio: ['ignore', fs.openSync(path.join(dataDir, 'engine.log'), 'a'), 'pipe', 'ipc'],
   })
@@ -81,7 +93,10 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
  * The engine child on the last core, to itself, and this process (stand-ins and callers) pinned to
  * the others, so neither steals the other's time; with one core (or no taskset) both share.
  */
-export async function startPinnedEngine(dataDirPrefix: string, log: (msg: string) => void): Promise<{ engine: EngineChild; engineCore: number | null; dataDir: string; cpus: number }> {
+export async function startPinnedEngine(
+  dataDirPrefix: string,
+  log: (msg: string) => void,
+): Promise<{ engine: EngineChild; engineCore: number | null; dataDir: string; cpus: number }> {
   const started = performance.now()
   const cpus = os.cpus().length
   const engineCore = tasksetPath() && cpus > 1 ? cpus - 1 : null

@@ -65,8 +65,12 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
     check('voice-calls', 'RSS per session', '≤ 5 MB', 'MB', rssFitted ? pick(voice, 'memory.rss_per_session_mb') : null, (v) => v <= 5),
     // Preemptive generation should hide provider time under the end-of-turn wait.
     check(
-      'voice-calls', 'voice-to-voice p50 (preemptive)', providers === null ? '< provider-sum p50' : `< provider-sum p50 (${Math.round(providers * 10) / 10} ms)`, 'ms',
-      preemptive && providers !== null ? v2v : null, (v) => v < providers!,
+      'voice-calls',
+      'voice-to-voice p50 (preemptive)',
+      providers === null ? '< provider-sum p50' : `< provider-sum p50 (${Math.round(providers * 10) / 10} ms)`,
+      'ms',
+      preemptive && providers !== null ? v2v : null,
+      (v) => v < providers!,
     ),
     check('rest-auth-get', 'authenticated GET req/s ÷ bare', '≥ 0.8', '×', pick(rest, 'ratio_rps'), (v) => v >= 0.8),
     check('webhooks', 'deliveries per second', '≥ 1000', '/s', pick(hooks, 'throughput.deliveries_per_s'), (v) => v >= 1000),
@@ -76,8 +80,12 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
     check('conversation-quality', 'backchannels ignored', '≥ 95 %', '%', percent(pick(cq, 'backchannels.ignored_share')), (v) => v >= 95),
     check('conversation-quality', 'barge-ins honoured within 150 ms of onset', '≥ 95 %', '%', percent(pick(cq, 'barge_ins.in_time_share')), (v) => v >= 95),
     check(
-      'conversation-quality', 'premature end of turn, pauses ≤ 600 ms', '0', 'turns',
-      (pick(cq, 'pauses.short_n') ?? 0) > 0 ? pick(cq, 'pauses.premature_short') : null, (v) => v === 0,
+      'conversation-quality',
+      'premature end of turn, pauses ≤ 600 ms',
+      '0',
+      'turns',
+      (pick(cq, 'pauses.short_n') ?? 0) > 0 ? pick(cq, 'pauses.premature_short') : null,
+      (v) => v === 0,
     ),
   ]
 }

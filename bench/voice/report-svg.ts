@@ -103,10 +103,12 @@ export function chartSvg(input: ChartInput): string {
   y += 20
   body.push(...capacityPanel(y, input.steps))
   const height = y + 260
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${W}" height="${height}" fill="#fff"/>`,
-    ...body,
-    '</svg>',
-  ].join('\n') + '\n'
+  return (
+    [
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="sans-serif" font-size="12">`,
+      `<rect width="${W}" height="${height}" fill="#fff"/>`,
+      ...body,
+      '</svg>',
+    ].join('\n') + '\n'
+  )
 }

@@ -30,12 +30,18 @@ export interface Report {
   svg: string
 }
 
-const fmt = (n: number | null | undefined, digits = 2) => (typeof n === 'number' && Number.isFinite(n) ? String(Math.round(n * 10 ** digits) / 10 ** digits) : '—')
+const fmt = (n: number | null | undefined, digits = 2) =>
+  typeof n === 'number' && Number.isFinite(n) ? String(Math.round(n * 10 ** digits) / 10 ** digits) : '—'
 const metCell = (g: GoalCheck) => (g.met === null ? 'not measured' : g.met ? '✅ met' : '❌ missed')
 
 export function buildReport(input: ReportInput): Report {
   const goals = checkGoals(input.scenarios)
-  const json = JSON.stringify({ report: 'ozan-bench', stamp: input.stamp, quick: input.quick, machine: input.machine, goals, failed: input.failed, scenarios: input.scenarios }, null, 2) + '\n'
+  const json =
+    JSON.stringify(
+      { report: 'ozan-bench', stamp: input.stamp, quick: input.quick, machine: input.machine, goals, failed: input.failed, scenarios: input.scenarios },
+      null,
+      2,
+    ) + '\n'
   return { json, markdown: markdown(input, goals), svg: svg(input) }
 }
 
@@ -64,25 +70,32 @@ function scenarioTable(name: string, r: unknown): string[] {
       return voiceTables(r as VoiceBenchResult)
     case 'rest-auth-get':
       return [
-        '| server | req/s | p99 ms |', '|---|---|---|',
+        '| server | req/s | p99 ms |',
+        '|---|---|---|',
         `| bare node:http | ${fmt(pick(r, 'bare.rps'), 0)} | ${fmt(pick(r, 'bare.p99_ms'))} |`,
         `| ozan (GET /auth/me, API key) | ${fmt(pick(r, 'ozan.rps'), 0)} | ${fmt(pick(r, 'ozan.p99_ms'))} |`,
-        '', `Ratio (req/s): ${fmt(pick(r, 'ratio_rps'), 3)}; p99 ratio ${fmt(pick(r, 'ratio_p99'), 3)}.`,
+        '',
+        `Ratio (req/s): ${fmt(pick(r, 'ratio_rps'), 3)}; p99 ratio ${fmt(pick(r, 'ratio_p99'), 3)}.`,
       ]
     case 'webhooks':
       return [
-        '| figure | value |', '|---|---|',
+        '| figure | value |',
+        '|---|---|',
         `| deliveries/s (burst) | ${fmt(pick(r, 'throughput.deliveries_per_s'), 0)} |`,
         ...(['p50', 'p95', 'p99'] as const).map((p) => `| event → arrival ${p} (ms) | ${fmt(pick(r, `latency_ms.${p}`))} |`),
       ]
     case 'knowledge-search': {
       const sizes = ((r as { sizes?: unknown[] })?.sizes ?? []) as unknown[]
-      return ['| chunks | p50 ms | p95 ms | p99 ms |', '|---|---|---|---|', ...sizes.map((s) => `| ${fmt(pick(s, 'chunks'), 0)} | ${fmt(pick(s, 'p50_ms'), 3)} | ${fmt(pick(s, 'p95_ms'), 3)} | ${fmt(pick(s, 'p99_ms'), 3)} |`)]
+      return [
+        '| chunks | p50 ms | p95 ms | p99 ms |',
+        '|---|---|---|---|',
+        ...sizes.map((s) => `| ${fmt(pick(s, 'chunks'), 0)} | ${fmt(pick(s, 'p50_ms'), 3)} | ${fmt(pick(s, 'p95_ms'), 3)} | ${fmt(pick(s, 'p99_ms'), 3)} |`),
+      ]
     }
     case 'conversation-quality':
       return conversationQualityTables(r as Partial<ConversationQualityResult>)
     default:
-      return ['See the JSON report for this scenario\'s figures.']
+      return ["See the JSON report for this scenario's figures."]
   }
 }
 
@@ -96,23 +109,45 @@ function voiceTables(r: VoiceBenchResult): string[] {
   ]
   const c = r.config
   const out = [
-    c ? `End-of-turn wait ${c.end_of_turn_wait_ms} ms, preemptive ${c.preemptive ? 'on' : 'off'}; stand-ins: STT final p50/p95 ${c.stt_final.p50}/${c.stt_final.p95} ms${c.stt_interim_ms ? ` (interims every ${c.stt_interim_ms} ms of audio)` : ''}, LLM first token ${c.llm_first_token.p50}/${c.llm_first_token.p95} ms at ${c.llm_tokens_per_s} tokens/s, TTS first byte ${c.tts_first_byte.p50}/${c.tts_first_byte.p95} ms; languages ${c.languages.join(', ')}; callers' room noise ${c.room_dbfs === null || c.room_dbfs === undefined ? 'none (digital silence)' : `${c.room_dbfs} dBFS`}.` : '',
+    c
+      ? `End-of-turn wait ${c.end_of_turn_wait_ms} ms, preemptive ${c.preemptive ? 'on' : 'off'}; stand-ins: STT final p50/p95 ${c.stt_final.p50}/${c.stt_final.p95} ms${c.stt_interim_ms ? ` (interims every ${c.stt_interim_ms} ms of audio)` : ''}, LLM first token ${c.llm_first_token.p50}/${c.llm_first_token.p95} ms at ${c.llm_tokens_per_s} tokens/s, TTS first byte ${c.tts_first_byte.p50}/${c.tts_first_byte.p95} ms; languages ${c.languages.join(', ')}; callers' room noise ${c.room_dbfs === null || c.room_dbfs === undefined ? 'none (digital silence)' : `${c.room_dbfs} dBFS`}.`
+      : '',
     '',
-    '| figure (ms) | n | p50 | p95 | p99 | min | max |', '|---|---|---|---|---|---|---|',
-    ...rows.map(([label, d]) => (d && d.n ? `| ${label} | ${d.n} | ${fmt(d.p50)} | ${fmt(d.p95)} | ${fmt(d.p99)} | ${fmt(d.min)} | ${fmt(d.max)} |` : `| ${label} | 0 | — | — | — | — | — |`)),
+    '| figure (ms) | n | p50 | p95 | p99 | min | max |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(([label, d]) =>
+      d && d.n
+        ? `| ${label} | ${d.n} | ${fmt(d.p50)} | ${fmt(d.p95)} | ${fmt(d.p99)} | ${fmt(d.min)} | ${fmt(d.max)} |`
+        : `| ${label} | 0 | — | — | — | — | — |`,
+    ),
   ]
   const steps = r.capacity?.steps ?? []
   if (steps.length) {
     out.push(
-      '', `Capacity (engine pinned to ${r.capacity.pinned_core === null ? 'no core: taskset unavailable' : `core ${r.capacity.pinned_core}`}): **${r.capacity.sessions_per_core} sessions per core**.`, '',
-      'Jitter p99 on the wire is the engine\'s output as it left the engine (loopback capture); at the callers it also holds the bench process\'s own delays in reading it. The verdict uses the wire figure where there is one.', '',
-      '| sessions | jitter p99 ms (wire) | jitter p99 ms (callers) | loop lag p99 ms | engine CPU % | VAD windows gated % | RSS MB | ok |', '|---|---|---|---|---|---|---|---|',
-      ...[...steps].sort((a, b) => a.sessions - b.sessions).map((s) => `| ${s.sessions} | ${fmt(s.wire_jitter_p99_ms)} | ${fmt(s.jitter_p99_ms)} | ${fmt(s.loop_lag_p99_ms)} | ${s.engine_cpu_pct ?? '—'} | ${s.vad_gated_pct ?? '—'} | ${fmt(s.rss_mb, 1)} | ${s.ok ? 'yes' : 'no'} |`),
+      '',
+      `Capacity (engine pinned to ${r.capacity.pinned_core === null ? 'no core: taskset unavailable' : `core ${r.capacity.pinned_core}`}): **${r.capacity.sessions_per_core} sessions per core**.`,
+      '',
+      "Jitter p99 on the wire is the engine's output as it left the engine (loopback capture); at the callers it also holds the bench process's own delays in reading it. The verdict uses the wire figure where there is one.",
+      '',
+      '| sessions | jitter p99 ms (wire) | jitter p99 ms (callers) | loop lag p99 ms | engine CPU % | VAD windows gated % | RSS MB | ok |',
+      '|---|---|---|---|---|---|---|---|',
+      ...[...steps]
+        .sort((a, b) => a.sessions - b.sessions)
+        .map(
+          (s) =>
+            `| ${s.sessions} | ${fmt(s.wire_jitter_p99_ms)} | ${fmt(s.jitter_p99_ms)} | ${fmt(s.loop_lag_p99_ms)} | ${s.engine_cpu_pct ?? '—'} | ${s.vad_gated_pct ?? '—'} | ${fmt(s.rss_mb, 1)} | ${s.ok ? 'yes' : 'no'} |`,
+        ),
     )
     // A failing or invalid step says what failed it and which clock its jitter came from (verdict.ts).
     const notOk = steps.filter((s) => !s.ok)
     if (notOk.length) {
-      out.push('', ...notOk.map((s) => `- ${s.sessions} sessions: ${describeVerdict(s)}${s.bench_lag_p99_ms === undefined ? '' : ` (bench process's own loop lag p99 ${fmt(s.bench_lag_p99_ms)} ms)`}.`))
+      out.push(
+        '',
+        ...notOk.map(
+          (s) =>
+            `- ${s.sessions} sessions: ${describeVerdict(s)}${s.bench_lag_p99_ms === undefined ? '' : ` (bench process's own loop lag p99 ${fmt(s.bench_lag_p99_ms)} ms)`}.`,
+        ),
+      )
     }
   }
   if (r.memory) out.push('', `Memory: ${fmt(r.memory.rss_per_session_mb, 3)} MB per session over a ${fmt(r.memory.baseline_rss_mb, 1)} MB baseline.`)

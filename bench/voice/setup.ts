@@ -23,16 +23,36 @@ export interface Providers {
   close(): Promise<void>
 }
 
-export async function startProviders(o: { stt: number | LatencyTarget; sttInterimMs?: number; llm: number | LatencyTarget; tts: number | LatencyTarget; msPerChar: number; seed: number }): Promise<Providers> {
-  const dg = await startDeepgramStandIn({ apiKey: KEYS.deepgram, finalLatencyMs: o.stt, seed: o.seed, ...(o.sttInterimMs !== undefined && { interimEveryMs: o.sttInterimMs }) })
-  const speech = await startSpeechStandIn({ openaiKey: KEYS.openai, firstByteLatencyMs: typeof o.tts === 'number' ? o.tts : { ...o.tts, seed: o.seed + 1 }, msPerChar: o.msPerChar })
+export async function startProviders(o: {
+  stt: number | LatencyTarget
+  sttInterimMs?: number
+  llm: number | LatencyTarget
+  tts: number | LatencyTarget
+  msPerChar: number
+  seed: number
+}): Promise<Providers> {
+  const dg = await startDeepgramStandIn({
+    apiKey: KEYS.deepgram,
+    finalLatencyMs: o.stt,
+    seed: o.seed,
+    ...(o.sttInterimMs !== undefined && { interimEveryMs: o.sttInterimMs }),
+  })
+  const speech = await startSpeechStandIn({
+    openaiKey: KEYS.openai,
+    firstByteLatencyMs: typeof o.tts === 'number' ? o.tts : { ...o.tts, seed: o.seed + 1 },
+    msPerChar: o.msPerChar,
+  })
   // One base URL for chat and speech (one "openai" credential), served by one process, no proxy hop.
   const llm = await startOpenAiStandIn({
-    apiKey: KEYS.openai, firstTokenLatencyMs: typeof o.llm === 'number' ? o.llm : { ...o.llm, seed: o.seed }, tokensPerSecond: LLM_TOKENS_PER_S,
+    apiKey: KEYS.openai,
+    firstTokenLatencyMs: typeof o.llm === 'number' ? o.llm : { ...o.llm, seed: o.seed },
+    tokensPerSecond: LLM_TOKENS_PER_S,
     mount: [{ prefix: '/v1/audio/speech', handler: speech.handler }],
   })
   return {
-    dg, llm, speech,
+    dg,
+    llm,
+    speech,
     openaiBaseUrl: llm.url,
     async close() {
       await Promise.all([dg.close(), llm.close(), speech.close()])
@@ -54,17 +74,29 @@ export interface Org {
  * wait by default); null leaves it out, so the agent runs on the platform's defaults (what a new
  * agent gets: the conversation-quality bench measures those).
  */
-export async function setUpOrg(apiUrl: string, p: Providers, lang: Lang, tag: string, turnTaking: Record<string, unknown> | null = BENCH_TURN_TAKING): Promise<Org> {
+export async function setUpOrg(
+  apiUrl: string,
+  p: Providers,
+  lang: Lang,
+  tag: string,
+  turnTaking: Record<string, unknown> | null = BENCH_TURN_TAKING,
+): Promise<Org> {
   const call = async (method: string, urlPath: string, body?: unknown, token?: string): Promise<Record<string, unknown>> => {
     const res = await fetch(apiUrl + urlPath, {
-      method, headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
     })
     const text = await res.text()
     // Never echo a body that may hold the ws URL; these answers are errors or ids.
     if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${urlPath.includes('web-token') ? '' : text.slice(0, 300)}`)
     return text ? (JSON.parse(text) as Record<string, unknown>) : {}
   }
-  const reg = await call('POST', '/api/v1/auth/register', { email: `bench-${tag}-${Date.now()}@example.com`, password: 'correct horse battery staple', name: 'Bench' })
+  const reg = await call('POST', '/api/v1/auth/register', {
+    email: `bench-${tag}-${Date.now()}@example.com`,
+    password: 'correct horse battery staple',
+    name: 'Bench',
+  })
   const token = reg.access_token as string
   await call('PUT', '/api/v1/credentials', { provider: 'openai', fields: { api_key: KEYS.openai, base_url: p.openaiBaseUrl } }, token)
   await call('PUT', '/api/v1/credentials', { provider: 'deepgram', fields: { api_key: KEYS.deepgram, base_url: p.dg.url.replace(/^ws/, 'http') } }, token)
@@ -78,12 +110,17 @@ export async function setUpOrg(apiUrl: string, p: Providers, lang: Lang, tag: st
       { id: 'bye', type: 'end' },
     ],
     // An exit that never fires (an intent edge would add classification requests to the LLM's log).
-    edges: [{ id: 'e1', source: 'start', target: 'chat' }, { id: 'e2', source: 'chat', target: 'bye', condition: { kind: 'expression', expression: { '==': [1, 2] } } }],
+    edges: [
+      { id: 'e1', source: 'start', target: 'chat' },
+      { id: 'e2', source: 'chat', target: 'bye', condition: { kind: 'expression', expression: { '==': [1, 2] } } },
+    ],
   }
   await call('PUT', `/api/v1/workflows/${agentId}/definition`, definition, token)
   const config = {
     language: lang === 'tr' ? 'tr-TR' : 'en-US',
-    stt: { provider: 'deepgram' }, llm: { provider: 'openai', model: 'gpt-4o-mini' }, tts: { provider: 'openai' },
+    stt: { provider: 'deepgram' },
+    llm: { provider: 'openai', model: 'gpt-4o-mini' },
+    tts: { provider: 'openai' },
     ...(turnTaking && { turn_taking: turnTaking }),
     silence_timeout_s: 120,
   }

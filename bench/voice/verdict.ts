@@ -53,14 +53,32 @@ export function stepVerdict(f: StepFigures, limits: { jitterMs: number; lagMs: n
   if (f.wire === 'off') {
     const over = f.callersJitterP99Ms >= limits.jitterMs
     if (over) failed.push('jitter')
-    const clock: JitterClock | null = !over ? null : f.loopLagP99Ms >= Math.min(limits.lagMs, f.callersJitterP99Ms) / 2 ? 'engine_loop_lag' : 'callers_receive_clock'
+    const clock: JitterClock | null = !over
+      ? null
+      : f.loopLagP99Ms >= Math.min(limits.lagMs, f.callersJitterP99Ms) / 2
+        ? 'engine_loop_lag'
+        : 'callers_receive_clock'
     return { ok: failed.length === 0, valid: true, jitter_source: 'callers', failed_by: failed, jitter_clock: clock }
   }
   if ('failed' in f.wire) {
-    return { ok: false, valid: false, invalid_reason: `the wire capture could not run: ${f.wire.failed}`, jitter_source: 'wire', failed_by: [...failed, 'wire_capture_failed'], jitter_clock: null }
+    return {
+      ok: false,
+      valid: false,
+      invalid_reason: `the wire capture could not run: ${f.wire.failed}`,
+      jitter_source: 'wire',
+      failed_by: [...failed, 'wire_capture_failed'],
+      jitter_clock: null,
+    }
   }
   if (f.wire.frames === 0 && f.frames > 0) {
-    return { ok: false, valid: false, invalid_reason: `the wire capture saw no audio frames while the callers received ${f.frames}`, jitter_source: 'wire', failed_by: [...failed, 'wire_capture_failed'], jitter_clock: null }
+    return {
+      ok: false,
+      valid: false,
+      invalid_reason: `the wire capture saw no audio frames while the callers received ${f.frames}`,
+      jitter_source: 'wire',
+      failed_by: [...failed, 'wire_capture_failed'],
+      jitter_clock: null,
+    }
   }
   const wireOver = f.wire.jitterP99Ms >= limits.jitterMs
   if (wireOver) failed.push('jitter')

@@ -28,8 +28,9 @@ export function tcpdumpPath(): string | null {
 
 /** Why the wire cannot be captured here (what to do about it), or null when it can. */
 export function wireCaptureProblem(): string | null {
-  if (tcpdumpPath() === null) return 'tcpdump is not installed (scripts/system-packages.txt: apt-get install -y tcpdump), or pass --no-wire to judge by the callers\' clock'
-  if (process.getuid?.() !== 0) return 'capturing on loopback needs root: run the bench as root, or pass --no-wire to judge by the callers\' clock'
+  if (tcpdumpPath() === null)
+    return "tcpdump is not installed (scripts/system-packages.txt: apt-get install -y tcpdump), or pass --no-wire to judge by the callers' clock"
+  if (process.getuid?.() !== 0) return "capturing on loopback needs root: run the bench as root, or pass --no-wire to judge by the callers' clock"
   return null
 }
 
@@ -44,7 +45,7 @@ export async function startWireCapture(port: number, file: string): Promise<Wire
     const timer = setTimeout(() => reject(new Error(`tcpdump did not start: ${err.trim()}`)), 5000)
     child.stderr!.setEncoding('utf8').on('data', (s: string) => {
       err += s
-      if (err.includes('listening on')) (clearTimeout(timer), resolve())
+      if (err.includes('listening on')) clearTimeout(timer), resolve()
     })
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`tcpdump exited (${code}): ${err.trim()}`))))
     child.once('error', (e) => (clearTimeout(timer), reject(e)))
@@ -149,5 +150,11 @@ function frameAt(buf: Buffer): { opcode: number; payload: number; size: number }
 
 /** Jitter of every socket's frames, as the callers' figure is computed (caller.ts stretchJitter). */
 export function wireJitter(frames: Map<number, number[]>): number[] {
-  return [...frames.values()].flatMap((ats) => stretchJitter(ats.map((at) => ({ at, bytes: FRAME_BYTES })), -Infinity, Infinity))
+  return [...frames.values()].flatMap((ats) =>
+    stretchJitter(
+      ats.map((at) => ({ at, bytes: FRAME_BYTES })),
+      -Infinity,
+      Infinity,
+    ),
+  )
 }

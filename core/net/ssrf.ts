@@ -21,9 +21,21 @@ import net from 'node:net'
 import os from 'node:os'
 
 export type RefusalReason =
-  | 'invalid_url' | 'scheme' | 'credentials' | 'unresolvable'
-  | 'unspecified' | 'loopback' | 'private' | 'link_local' | 'metadata' | 'cgnat' | 'multicast'
-  | 'broadcast' | 'unique_local' | 'reserved' | 'self'
+  | 'invalid_url'
+  | 'scheme'
+  | 'credentials'
+  | 'unresolvable'
+  | 'unspecified'
+  | 'loopback'
+  | 'private'
+  | 'link_local'
+  | 'metadata'
+  | 'cgnat'
+  | 'multicast'
+  | 'broadcast'
+  | 'unique_local'
+  | 'reserved'
+  | 'self'
 
 const REASON_TEXT: Record<RefusalReason, string> = {
   invalid_url: 'is not a valid URL',
@@ -50,7 +62,9 @@ export class DestinationRefusedError extends Error {
     readonly reason: RefusalReason,
     readonly address?: string,
   ) {
-    super(`The destination ${REASON_TEXT[reason]}${address ? ` (${address})` : ''}; it is refused unless the operator allows its range (OZAN_ALLOW_PRIVATE_CIDRS).`)
+    super(
+      `The destination ${REASON_TEXT[reason]}${address ? ` (${address})` : ''}; it is refused unless the operator allows its range (OZAN_ALLOW_PRIVATE_CIDRS).`,
+    )
     this.name = 'DestinationRefusedError'
   }
 }
@@ -101,7 +115,7 @@ function ipv6Groups(ip: string): number[] | null {
     const [a, b, c, d] = quad[1]!.split('.').map(Number) as [number, number, number, number]
     text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
-  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined]
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined]
   const part = (s: string) => (s ? s.split(':').map((g) => parseInt(g, 16)) : [])
   const left = part(head)
   const right = tail === undefined ? [] : part(tail)
@@ -231,7 +245,10 @@ export function allAllowed(addresses: readonly ResolvedAddress[], allow: net.Blo
  * This server's own addresses (rule 4) for the addresses it listens on (the API's, the call
  * engine's): each one, or every interface address for one that listens on all (0.0.0.0, ::).
  */
-export function ownAddresses(listenHosts: string | readonly string[], interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): net.BlockList {
+export function ownAddresses(
+  listenHosts: string | readonly string[],
+  interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
+): net.BlockList {
   const list = new net.BlockList()
   const every = () => Object.values(interfaces).flatMap((infos) => (infos ?? []).map((i) => i.address))
   for (const listenHost of typeof listenHosts === 'string' ? [listenHosts] : listenHosts) {

@@ -34,9 +34,7 @@ export class ApiKeysRepo {
     )
     this.countStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM api_keys WHERE organization_id = ?')
     this.deleteStmt = db.prepare('DELETE FROM api_keys WHERE organization_id = ? AND id = ?')
-    this.touchStmt = db.prepare(
-      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
-    )
+    this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)')
   }
 
   insert(row: Omit<ApiKeyRow, 'last_used_at'>): void {

@@ -32,16 +32,10 @@ export class AuthSessionsRepo {
   private readonly markUsedStmt
 
   constructor(private readonly db: Db) {
-    this.insertSession = db.prepare(
-      'INSERT INTO auth_sessions (id, user_id, organization_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-    )
+    this.insertSession = db.prepare('INSERT INTO auth_sessions (id, user_id, organization_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
     this.getSession = db.prepare<[string], AuthSessionRow>('SELECT * FROM auth_sessions WHERE id = ?')
-    this.revokeStmt = db.prepare(
-      'UPDATE auth_sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL',
-    )
-    this.revokeUserStmt = db.prepare(
-      'UPDATE auth_sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL',
-    )
+    this.revokeStmt = db.prepare('UPDATE auth_sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL')
+    this.revokeUserStmt = db.prepare('UPDATE auth_sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL')
     this.revokeUserOrgStmt = db.prepare(
       'UPDATE auth_sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND organization_id = ? AND revoked_at IS NULL',
     )

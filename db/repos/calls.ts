@@ -42,8 +42,14 @@ export class CallsRepo {
   page(s: Scope, f: CallFilter): { items: CallRow[]; total: number } {
     const escaped = f.q === null ? null : f.q.replace(/[\\%_]/g, (c) => `\\${c}`)
     const params = {
-      org: s.organizationId, env: s.environmentId, channels: JSON.stringify(f.channels), status: f.status,
-      since: f.since, until: f.until, q: escaped === null ? null : `%${escaped}%`, prefix: escaped === null ? null : `${escaped}%`,
+      org: s.organizationId,
+      env: s.environmentId,
+      channels: JSON.stringify(f.channels),
+      status: f.status,
+      since: f.since,
+      until: f.until,
+      q: escaped === null ? null : `%${escaped}%`,
+      prefix: escaped === null ? null : `${escaped}%`,
     }
     return {
       items: this.pageStmt.all({ ...params, limit: f.limit, offset: f.offset }) as CallRow[],

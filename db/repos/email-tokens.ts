@@ -19,16 +19,10 @@ export class EmailTokensRepo {
   private readonly retireStmt
 
   constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare(
-      'INSERT INTO email_tokens (token_hash, user_id, purpose, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-    )
-    this.getStmt = db.prepare<[string, EmailTokenPurpose], EmailTokenRow>(
-      'SELECT * FROM email_tokens WHERE token_hash = ? AND purpose = ?',
-    )
+    this.insertStmt = db.prepare('INSERT INTO email_tokens (token_hash, user_id, purpose, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+    this.getStmt = db.prepare<[string, EmailTokenPurpose], EmailTokenRow>('SELECT * FROM email_tokens WHERE token_hash = ? AND purpose = ?')
     this.consumeStmt = db.prepare('UPDATE email_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL')
-    this.retireStmt = db.prepare(
-      'UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL',
-    )
+    this.retireStmt = db.prepare('UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL')
   }
 
   insert(row: Omit<EmailTokenRow, 'used_at'>): void {

@@ -56,10 +56,16 @@ export class KnowledgeVectorsRepo {
       `SELECT c.rowid AS rowid, d.title, c.text FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
        WHERE ${SCOPED_CHUNK} AND c.rowid > @after AND ${NO_USABLE_VECTOR} ORDER BY c.rowid LIMIT @n`,
     )
-    this.pendingStmt = db.prepare<Record<string, unknown>, { n: number }>(`SELECT count(*) AS n FROM knowledge_chunks c WHERE ${SCOPED_CHUNK} AND ${NO_USABLE_VECTOR}`)
+    this.pendingStmt = db.prepare<Record<string, unknown>, { n: number }>(
+      `SELECT count(*) AS n FROM knowledge_chunks c WHERE ${SCOPED_CHUNK} AND ${NO_USABLE_VECTOR}`,
+    )
     const usable = 'v.chunk_rowid BETWEEN @lo AND @hi AND v.model = @model AND v.dimensions = @dims AND c.organization_id = @org AND c.environment_id = @env'
-    this.countStmt = db.prepare<Record<string, unknown>, { n: number }>(`SELECT count(*) AS n FROM knowledge_vectors v JOIN knowledge_chunks c ON c.rowid = v.chunk_rowid WHERE ${usable}`)
-    this.loadStmt = db.prepare(`SELECT v.chunk_rowid AS rowid, c.document_id, v.vector FROM knowledge_vectors v JOIN knowledge_chunks c ON c.rowid = v.chunk_rowid WHERE ${usable}`)
+    this.countStmt = db.prepare<Record<string, unknown>, { n: number }>(
+      `SELECT count(*) AS n FROM knowledge_vectors v JOIN knowledge_chunks c ON c.rowid = v.chunk_rowid WHERE ${usable}`,
+    )
+    this.loadStmt = db.prepare(
+      `SELECT v.chunk_rowid AS rowid, c.document_id, v.vector FROM knowledge_vectors v JOIN knowledge_chunks c ON c.rowid = v.chunk_rowid WHERE ${usable}`,
+    )
     // A chunk deleted while its batch was at the provider is skipped (no row to attach to).
     this.storeStmt = db.prepare(
       `INSERT INTO knowledge_vectors (chunk_rowid, model, dimensions, vector, created_at)

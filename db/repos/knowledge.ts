@@ -99,9 +99,7 @@ export class KnowledgeRepo {
        VALUES (@rowid, @id, @document_id, @org, @env, @index, @text)`,
     )
     this.indexChunkStmt = db.prepare('INSERT INTO knowledge_fts (rowid, title, body) VALUES (?, ?, ?)')
-    this.pageStmt = db.prepare(
-      `SELECT ${SUMMARY_COLUMNS} FROM knowledge_documents WHERE ${SCOPED} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`,
-    )
+    this.pageStmt = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM knowledge_documents WHERE ${SCOPED} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`)
     this.totalStmt = db.prepare<{ org: string; env: string }, { n: number }>(`SELECT count(*) AS n FROM knowledge_documents WHERE ${SCOPED}`)
     this.getStmt = db.prepare(`SELECT * FROM knowledge_documents WHERE ${SCOPED} AND id = @id`)
     this.deleteStmt = db.prepare(`DELETE FROM knowledge_documents WHERE ${SCOPED} AND id = @id`)
@@ -109,7 +107,9 @@ export class KnowledgeRepo {
     this.unindexStmt = db.prepare("INSERT INTO knowledge_fts (knowledge_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)")
     this.searchStmt = db.prepare(searchSql(''))
     this.searchDocsStmt = db.prepare(
-      searchSql('AND rowid IN (SELECT f.rowid FROM knowledge_chunks f WHERE f.document_id IN (SELECT value FROM json_each(@ids)) AND f.organization_id = @org AND f.environment_id = @env)'),
+      searchSql(
+        'AND rowid IN (SELECT f.rowid FROM knowledge_chunks f WHERE f.document_id IN (SELECT value FROM json_each(@ids)) AND f.organization_id = @org AND f.environment_id = @env)',
+      ),
     )
     this.countStmt = db.prepare<{ match: string; lo: number; hi: number; cap: number }, { n: number }>(
       'SELECT count(*) AS n FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH @match AND rowid BETWEEN @lo AND @hi LIMIT @cap)',

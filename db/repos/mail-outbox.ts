@@ -21,12 +21,8 @@ export class MailOutboxRepo {
   private readonly forStmt
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      'INSERT INTO mail_outbox (recipient, kind, subject, body_text, created_at) VALUES (?, ?, ?, ?, ?)',
-    )
-    this.pendingStmt = db.prepare<[number, number], MailRow>(
-      'SELECT * FROM mail_outbox WHERE sent_at IS NULL AND attempts < ? ORDER BY id LIMIT ?',
-    )
+    this.insertStmt = db.prepare('INSERT INTO mail_outbox (recipient, kind, subject, body_text, created_at) VALUES (?, ?, ?, ?, ?)')
+    this.pendingStmt = db.prepare<[number, number], MailRow>('SELECT * FROM mail_outbox WHERE sent_at IS NULL AND attempts < ? ORDER BY id LIMIT ?')
     this.sentStmt = db.prepare('UPDATE mail_outbox SET sent_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?')
     this.failedStmt = db.prepare('UPDATE mail_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?')
     this.forStmt = db.prepare<[string], MailRow>('SELECT * FROM mail_outbox WHERE recipient = ? ORDER BY id')

@@ -34,31 +34,17 @@ export class OrganizationsRepo {
   private readonly updateStmt
 
   constructor(private readonly db: Db) {
-    this.insertOrg = db.prepare(
-      'INSERT INTO organizations (id, name, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-    )
-    this.insertProject = db.prepare(
-      'INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, ?, ?)',
-    )
-    this.insertEnv = db.prepare(
-      'INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, ?, ?)',
-    )
-    this.insertMember = db.prepare(
-      'INSERT INTO org_members (organization_id, user_id, role_id, created_at) VALUES (?, ?, ?, ?)',
-    )
+    this.insertOrg = db.prepare('INSERT INTO organizations (id, name, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+    this.insertProject = db.prepare('INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, ?, ?)')
+    this.insertEnv = db.prepare('INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, ?, ?)')
+    this.insertMember = db.prepare('INSERT INTO org_members (organization_id, user_id, role_id, created_at) VALUES (?, ?, ?, ?)')
     this.getOrg = db.prepare<[string], OrganizationRow>('SELECT * FROM organizations WHERE id = ?')
     const membershipSql = `SELECT m.organization_id, m.user_id, m.role_id, m.created_at,
         r.key AS role_key, r.permissions AS role_permissions, r.builtin AS role_builtin
       FROM org_members m JOIN roles r ON r.id = m.role_id`
-    this.membershipStmt = db.prepare<[string, string], MembershipRow>(
-      `${membershipSql} WHERE m.organization_id = ? AND m.user_id = ?`,
-    )
-    this.firstMembershipStmt = db.prepare<[string], MembershipRow>(
-      `${membershipSql} WHERE m.user_id = ? ORDER BY m.created_at LIMIT 1`,
-    )
-    this.updateStmt = db.prepare(
-      'UPDATE organizations SET name = @name, default_environment = @default_environment, updated_at = @updated_at WHERE id = @id',
-    )
+    this.membershipStmt = db.prepare<[string, string], MembershipRow>(`${membershipSql} WHERE m.organization_id = ? AND m.user_id = ?`)
+    this.firstMembershipStmt = db.prepare<[string], MembershipRow>(`${membershipSql} WHERE m.user_id = ? ORDER BY m.created_at LIMIT 1`)
+    this.updateStmt = db.prepare('UPDATE organizations SET name = @name, default_environment = @default_environment, updated_at = @updated_at WHERE id = @id')
   }
 
   update(o: Pick<OrganizationRow, 'id' | 'name' | 'default_environment' | 'updated_at'>): void {
@@ -93,5 +79,4 @@ export class OrganizationsRepo {
   firstMembership(userId: string): MembershipRow | undefined {
     return this.firstMembershipStmt.get(userId)
   }
-
 }

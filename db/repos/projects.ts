@@ -32,27 +32,19 @@ export class ProjectsRepo {
   private readonly defaultEnvStmt
 
   constructor(private readonly db: Db) {
-    this.listStmt = db.prepare<[string], ProjectRow>(
-      'SELECT * FROM projects WHERE organization_id = ? ORDER BY is_default DESC, created_at, id',
-    )
+    this.listStmt = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE organization_id = ? ORDER BY is_default DESC, created_at, id')
     this.pageStmt = db.prepare<{ org: string; limit: number; offset: number }, ProjectRow>(
       'SELECT * FROM projects WHERE organization_id = @org ORDER BY is_default DESC, created_at, id LIMIT @limit OFFSET @offset',
     )
     this.countStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM projects WHERE organization_id = ?')
     this.getStmt = db.prepare<[string, string], ProjectRow>('SELECT * FROM projects WHERE organization_id = ? AND id = ?')
-    this.insertProject = db.prepare(
-      'INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, 0, ?)',
-    )
-    this.insertEnv = db.prepare(
-      'INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, ?, ?)',
-    )
+    this.insertProject = db.prepare('INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, 0, ?)')
+    this.insertEnv = db.prepare('INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, ?, ?)')
     this.envsStmt = db.prepare<[string, string], EnvironmentRow>(
       `SELECT * FROM environments WHERE organization_id = ? AND project_id = ?
        ORDER BY CASE slug WHEN 'dev' THEN 0 WHEN 'staging' THEN 1 ELSE 2 END`,
     )
-    this.envByIdStmt = db.prepare<[string, string], EnvironmentRow>(
-      'SELECT * FROM environments WHERE organization_id = ? AND id = ?',
-    )
+    this.envByIdStmt = db.prepare<[string, string], EnvironmentRow>('SELECT * FROM environments WHERE organization_id = ? AND id = ?')
     this.defaultEnvStmt = db.prepare<[string, string], EnvironmentRow>(
       `SELECT e.* FROM environments e JOIN projects p ON p.id = e.project_id
        WHERE e.organization_id = ? AND p.is_default = 1 AND e.slug = ?`,

@@ -46,9 +46,7 @@ export class RolesRepo {
       `INSERT INTO roles (organization_id, key, name, description, permissions, builtin, created_at)
        VALUES (?, ?, ?, ?, ?, 0, ?)`,
     )
-    this.updateStmt = db.prepare(
-      'UPDATE roles SET name = ?, key = ?, description = ?, permissions = ? WHERE id = ? AND organization_id = ? AND builtin = 0',
-    )
+    this.updateStmt = db.prepare('UPDATE roles SET name = ?, key = ?, description = ?, permissions = ? WHERE id = ? AND organization_id = ? AND builtin = 0')
     this.deleteStmt = db.prepare('DELETE FROM roles WHERE id = ? AND organization_id = ? AND builtin = 0')
     // Accepted and expired invitations still reference their role (invitations.role_id is a
     // foreign key) but offer it to nobody; they go with the role.

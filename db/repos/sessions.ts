@@ -135,7 +135,21 @@ export class SessionsRepo {
   }
 
   insert(
-    row: Pick<SessionRow, 'id' | 'organization_id' | 'environment_id' | 'workflow_id' | 'workflow_version' | 'channel' | 'definition' | 'config' | 'state' | 'started_by_user' | 'started_by_key' | 'started_at'> &
+    row: Pick<
+      SessionRow,
+      | 'id'
+      | 'organization_id'
+      | 'environment_id'
+      | 'workflow_id'
+      | 'workflow_version'
+      | 'channel'
+      | 'definition'
+      | 'config'
+      | 'state'
+      | 'started_by_user'
+      | 'started_by_key'
+      | 'started_at'
+    > &
       Partial<Pick<SessionRow, 'status' | 'pending_until'>>,
   ): void {
     this.insertStmt.run({ status: 'active', pending_until: null, ...row })
@@ -158,7 +172,16 @@ export class SessionsRepo {
   /** Saves a turn's outcome and appends its events, in one transaction. */
   saveTurn(
     id: string,
-    change: { state: string; status: SessionStatus; disposition: string | null; turns: number; prompt_tokens: number; completion_tokens: number; error_code: string | null; ended_at: number | null },
+    change: {
+      state: string
+      status: SessionStatus
+      disposition: string | null
+      turns: number
+      prompt_tokens: number
+      completion_tokens: number
+      error_code: string | null
+      ended_at: number | null
+    },
     events: SessionEventInput[],
     now: number,
   ): void {

@@ -26,9 +26,7 @@ export class UsersRepo {
        VALUES (@id, @email, @name, @password_hash, @locale, @created_at, @created_at)`,
     )
     this.setPasswordStmt = db.prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?')
-    this.verifyStmt = db.prepare(
-      'UPDATE users SET email_verified_at = coalesce(email_verified_at, ?), updated_at = ? WHERE id = ?',
-    )
+    this.verifyStmt = db.prepare('UPDATE users SET email_verified_at = coalesce(email_verified_at, ?), updated_at = ? WHERE id = ?')
   }
 
   get(id: string): UserRow | undefined {

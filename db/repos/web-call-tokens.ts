@@ -47,7 +47,13 @@ export class WebCallTokensRepo {
     return this.db.transaction((): ConsumeResult => {
       if (this.consumeStmt.run({ ...b, now }).changes === 1) return { ok: true, row: this.getStmt.get(b.jti)! }
       const row = this.getStmt.get(b.jti)
-      if (!row || row.organization_id !== b.organization_id || row.environment_id !== b.environment_id || row.workflow_id !== b.workflow_id || row.call_id !== b.call_id) {
+      if (
+        !row ||
+        row.organization_id !== b.organization_id ||
+        row.environment_id !== b.environment_id ||
+        row.workflow_id !== b.workflow_id ||
+        row.call_id !== b.call_id
+      ) {
         return { ok: false, why: 'unknown' }
       }
       return { ok: false, why: row.consumed_at !== null ? 'used' : 'expired' }

@@ -133,7 +133,9 @@ export class WebhooksRepo {
         `UPDATE webhook_attempts SET finished_at = @finished_at, outcome = @outcome, response_status = @response_status, error = @error,
            duration_ms = @duration_ms, response_body = @response_body WHERE delivery_id = @delivery_id AND number = @number`,
       ),
-      finishDelivery: p<[WebhookDeliveryStatus, number, number]>(`UPDATE webhook_deliveries SET status = ?, updated_at = ? WHERE id = ? AND status = 'sending'`),
+      finishDelivery: p<[WebhookDeliveryStatus, number, number]>(
+        `UPDATE webhook_deliveries SET status = ?, updated_at = ? WHERE id = ? AND status = 'sending'`,
+      ),
       requeue: p<[number, number]>(`UPDATE webhook_deliveries SET status = 'pending', updated_at = ? WHERE id = ? AND status IN ('succeeded', 'failed')`),
       interruptAttempts: p<[number]>(
         `UPDATE webhook_attempts SET outcome = 'interrupted', finished_at = ?, error = 'The service stopped during this attempt; it was sent again.'
@@ -189,7 +191,9 @@ export class WebhooksRepo {
     const cols = Object.keys(changes).filter((k) => !['organization_id', 'environment_id', 'created_at', 'created_by'].includes(k))
     if (cols.length) {
       this.db
-        .prepare(`UPDATE webhook_endpoints SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND organization_id = @org AND environment_id = @env`)
+        .prepare(
+          `UPDATE webhook_endpoints SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND organization_id = @org AND environment_id = @env`,
+        )
         .run({ ...changes, id, org: scope.organizationId, env: scope.environmentId })
     }
     return this.endpoint(scope, id)
@@ -220,10 +224,20 @@ export class WebhooksRepo {
     if (f.eventType) where.push('d.event_type = @eventType')
     if (f.status) where.push('d.status = @status')
     if (f.endpointId) where.push('d.endpoint_id = @endpointId')
-    const args = { org: f.organizationId, env: f.environmentId, eventType: f.eventType, status: f.status, endpointId: f.endpointId, limit: f.limit, offset: f.offset }
+    const args = {
+      org: f.organizationId,
+      env: f.environmentId,
+      eventType: f.eventType,
+      status: f.status,
+      endpointId: f.endpointId,
+      limit: f.limit,
+      offset: f.offset,
+    }
     const clause = where.join(' AND ')
     const total = (this.db.prepare(`SELECT count(*) AS n FROM webhook_deliveries d WHERE ${clause}`).get(args) as { n: number }).n
-    const rows = this.db.prepare(`SELECT d.* FROM webhook_deliveries d WHERE ${clause} ORDER BY d.id DESC LIMIT @limit OFFSET @offset`).all(args) as WebhookDeliveryRow[]
+    const rows = this.db
+      .prepare(`SELECT d.* FROM webhook_deliveries d WHERE ${clause} ORDER BY d.id DESC LIMIT @limit OFFSET @offset`)
+      .all(args) as WebhookDeliveryRow[]
     return { rows: rows.map((r) => ({ ...r, last_attempt: this.lastAttempt(r.id) ?? null })), total }
   }
 

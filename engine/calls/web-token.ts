@@ -92,8 +92,11 @@ export class WebCallTokens {
     const jti = randomUUID()
     if (r.workflowId === null && r.callId === undefined) throw new TypeError('a web-call token names a workflow or a call')
     const token = await new SignJWT({
-      org: r.organizationId, env: r.environmentId, typ: TYP,
-      ...(r.workflowId !== null && { wfl: r.workflowId }), ...(r.callId !== undefined && { cal: r.callId }),
+      org: r.organizationId,
+      env: r.environmentId,
+      typ: TYP,
+      ...(r.workflowId !== null && { wfl: r.workflowId }),
+      ...(r.callId !== undefined && { cal: r.callId }),
     })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setJti(jti)
@@ -131,10 +134,25 @@ export class WebCallTokens {
     if (payload.iss !== ISSUER || payload.typ !== TYP || aud.length !== 1 || aud[0] !== this.audience) return refuse(CloseCode.tokenForeign)
     const { org, env, wfl, cal, jti, exp } = payload
     const optional = (v: unknown) => v === undefined || typeof v === 'string'
-    if (typeof org !== 'string' || typeof env !== 'string' || typeof jti !== 'string' || typeof exp !== 'number' || !optional(wfl) || !optional(cal) || (wfl ?? cal) === undefined) {
+    if (
+      typeof org !== 'string' ||
+      typeof env !== 'string' ||
+      typeof jti !== 'string' ||
+      typeof exp !== 'number' ||
+      !optional(wfl) ||
+      !optional(cal) ||
+      (wfl ?? cal) === undefined
+    ) {
       return refuse(CloseCode.tokenInvalid)
     }
-    const claims = { jti, organizationId: org, environmentId: env, workflowId: (wfl as string | undefined) ?? null, callId: (cal as string | undefined) ?? null, expiresAt: exp * 1000 }
+    const claims = {
+      jti,
+      organizationId: org,
+      environmentId: env,
+      workflowId: (wfl as string | undefined) ?? null,
+      callId: (cal as string | undefined) ?? null,
+      expiresAt: exp * 1000,
+    }
     return { ok: true, claims }
   }
 

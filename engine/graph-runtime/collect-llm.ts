@@ -24,17 +24,29 @@ export interface RestateParams {
 export async function restateWithLlm(p: RestateParams) {
   const { node, now } = p
   const forms: Record<string, string> = {
-    number: 'digits, e.g. 1500', date: `YYYY-MM-DD (today is ${now.toISOString().slice(0, 10)})`, yes_no: 'yes or no',
-    choice: `exactly one of: ${(node.data.choices ?? []).join(' | ')}`, email: 'an email address', phone: 'digits with an optional leading +', text: 'the answer itself',
+    number: 'digits, e.g. 1500',
+    date: `YYYY-MM-DD (today is ${now.toISOString().slice(0, 10)})`,
+    yes_no: 'yes or no',
+    choice: `exactly one of: ${(node.data.choices ?? []).join(' | ')}`,
+    email: 'an email address',
+    phone: 'digits with an optional leading +',
+    text: 'the answer itself',
   }
   const request = {
     model: p.config.llm.model,
     messages: [
-      { role: 'system' as const, content: `The caller was asked: "${p.prompt}". If their reply contains the answer, call record_value with it as ${forms[node.data.value_type]}. If it does not, call no_value.` },
+      {
+        role: 'system' as const,
+        content: `The caller was asked: "${p.prompt}". If their reply contains the answer, call record_value with it as ${forms[node.data.value_type]}. If it does not, call no_value.`,
+      },
       { role: 'user' as const, content: p.text },
     ],
     tools: [
-      { name: 'record_value', description: 'Record the answer', parameters: { type: 'object', properties: { value: { type: 'string' } }, required: ['value'] } },
+      {
+        name: 'record_value',
+        description: 'Record the answer',
+        parameters: { type: 'object', properties: { value: { type: 'string' } }, required: ['value'] },
+      },
       { name: 'no_value', description: 'The reply holds no answer', parameters: { type: 'object', properties: {} } },
     ],
     temperature: 0,

@@ -10,7 +10,10 @@ import { MAX_JSON_DEPTH, boundedJson } from './json-bounds.js'
 export const NODE_ID = /^[A-Za-z][\w-]{0,63}$/
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
 export const LIMITS = {
-  nodes: 500, edges: 2000, variables: 200, templateChars: 8000,
+  nodes: 500,
+  edges: 2000,
+  variables: 200,
+  templateChars: 8000,
   /** A variable's default, as compact JSON. */
   defaultBytes: 16 * 1024,
   /** An edge expression, as compact JSON. */
@@ -50,10 +53,7 @@ const base = {
   position: z.object({ x: z.number(), y: z.number() }).optional(),
 }
 
-const FirstMessage = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('static'), text: Prompt }),
-  z.object({ mode: z.literal('llm'), prompt: Prompt }),
-])
+const FirstMessage = z.discriminatedUnion('mode', [z.object({ mode: z.literal('static'), text: Prompt }), z.object({ mode: z.literal('llm'), prompt: Prompt })])
 
 export const ToolRef = z.object({
   integration: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/),
@@ -73,7 +73,10 @@ const nodes = {
       knowledge_base: z
         .object({ enabled: z.boolean().default(false), top_k: z.number().int().min(1).max(20).default(4), document_ids: z.array(z.uuid()).max(200).optional() })
         .default({ enabled: false, top_k: 4 }),
-      extract: z.array(z.object({ variable: VariableName, description: z.string().min(1).max(500) })).max(50).default([]),
+      extract: z
+        .array(z.object({ variable: VariableName, description: z.string().min(1).max(500) }))
+        .max(50)
+        .default([]),
     }),
   }),
   say: z.object({ ...base, type: z.literal('say'), data: z.object({ text: Prompt }) }),
@@ -128,7 +131,15 @@ const nodes = {
   end: z.object({
     ...base,
     type: z.literal('end'),
-    data: z.object({ message: Template.optional(), disposition: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/).default('completed') }).default({ disposition: 'completed' }),
+    data: z
+      .object({
+        message: Template.optional(),
+        disposition: z
+          .string()
+          .regex(/^[a-z][a-z0-9_]{0,39}$/)
+          .default('completed'),
+      })
+      .default({ disposition: 'completed' }),
   }),
 }
 

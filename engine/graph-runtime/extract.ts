@@ -18,10 +18,32 @@ export function fold(s: string): string {
     .trim()
 }
 
-const YES = ['yes', 'yeah', 'yep', 'yup', 'sure', 'of course', 'correct', 'right', 'absolutely', 'affirmative', 'ok', 'okay',
-  'evet', 'olur', 'tabii', 'tabi', 'tabii ki', 'elbette', 'dogru', 'aynen', 'tamam', 'kesinlikle', 'peki']
-const NO = ['no', 'nope', 'nah', 'not really', 'negative', 'never', 'incorrect', 'wrong',
-  'hayir', 'yok', 'olmaz', 'istemiyorum', 'degil', 'yanlis', 'hic']
+const YES = [
+  'yes',
+  'yeah',
+  'yep',
+  'yup',
+  'sure',
+  'of course',
+  'correct',
+  'right',
+  'absolutely',
+  'affirmative',
+  'ok',
+  'okay',
+  'evet',
+  'olur',
+  'tabii',
+  'tabi',
+  'tabii ki',
+  'elbette',
+  'dogru',
+  'aynen',
+  'tamam',
+  'kesinlikle',
+  'peki',
+]
+const NO = ['no', 'nope', 'nah', 'not really', 'negative', 'never', 'incorrect', 'wrong', 'hayir', 'yok', 'olmaz', 'istemiyorum', 'degil', 'yanlis', 'hic']
 
 function yesNo(text: string): boolean | null {
   const t = ` ${fold(text)} `
@@ -32,11 +54,53 @@ function yesNo(text: string): boolean | null {
 }
 
 const UNITS: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
-  sifir: 0, bir: 1, iki: 2, uc: 3, dort: 4, bes: 5, alti: 6, yedi: 7, sekiz: 8, dokuz: 9,
-  on: 10, yirmi: 20, otuz: 30, kirk: 40, elli: 50, altmis: 60, yetmis: 70, seksen: 80, doksan: 90,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  sifir: 0,
+  bir: 1,
+  iki: 2,
+  uc: 3,
+  dort: 4,
+  bes: 5,
+  alti: 6,
+  yedi: 7,
+  sekiz: 8,
+  dokuz: 9,
+  on: 10,
+  yirmi: 20,
+  otuz: 30,
+  kirk: 40,
+  elli: 50,
+  altmis: 60,
+  yetmis: 70,
+  seksen: 80,
+  doksan: 90,
 }
 const SCALES: Record<string, number> = { hundred: 100, yuz: 100, thousand: 1000, bin: 1000, million: 1_000_000, milyon: 1_000_000 }
 
@@ -105,9 +169,42 @@ function phone(text: string): string | null {
 }
 
 const MONTHS: Record<string, number> = {
-  january: 1, february: 2, march: 3, april: 4, may: 5, june: 6, july: 7, august: 8, september: 9, october: 10, november: 11, december: 12,
-  jan: 1, feb: 2, mar: 3, apr: 4, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
-  ocak: 1, subat: 2, mart: 3, nisan: 4, mayis: 5, haziran: 6, temmuz: 7, agustos: 8, eylul: 9, ekim: 10, kasim: 11, aralik: 12,
+  january: 1,
+  february: 2,
+  march: 3,
+  april: 4,
+  may: 5,
+  june: 6,
+  july: 7,
+  august: 8,
+  september: 9,
+  october: 10,
+  november: 11,
+  december: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+  ocak: 1,
+  subat: 2,
+  mart: 3,
+  nisan: 4,
+  mayis: 5,
+  haziran: 6,
+  temmuz: 7,
+  agustos: 8,
+  eylul: 9,
+  ekim: 10,
+  kasim: 11,
+  aralik: 12,
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -148,7 +245,16 @@ function date(text: string, today: Date): string | null {
 }
 
 const ORDINALS: Record<string, number> = {
-  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, birinci: 1, ikinci: 2, ucuncu: 3, dorduncu: 4, besinci: 5,
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  birinci: 1,
+  ikinci: 2,
+  ucuncu: 3,
+  dorduncu: 4,
+  besinci: 5,
 }
 
 function choice(text: string, choices: readonly string[]): string | null {

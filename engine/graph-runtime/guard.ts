@@ -20,9 +20,10 @@ export function boundOutcome(outcome: ToolOutcome): ToolOutcome {
   if (!excess) return outcome
   return {
     ok: false,
-    error: excess.kind === 'depth'
-      ? `The action's result nests deeper than ${excess.maxDepth} levels`
-      : `The action's result is larger than ${excess.maxBytes} bytes of JSON`,
+    error:
+      excess.kind === 'depth'
+        ? `The action's result nests deeper than ${excess.maxDepth} levels`
+        : `The action's result is larger than ${excess.maxBytes} bytes of JSON`,
   }
 }
 

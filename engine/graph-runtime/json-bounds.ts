@@ -17,9 +17,7 @@ export interface JsonBounds {
   maxBytes: number
 }
 
-export type JsonExcess =
-  | { kind: 'depth'; maxDepth: number; path: (string | number)[] }
-  | { kind: 'bytes'; maxBytes: number }
+export type JsonExcess = { kind: 'depth'; maxDepth: number; path: (string | number)[] } | { kind: 'bytes'; maxBytes: number }
 
 const utf8Bytes = (s: string): number => Buffer.byteLength(s)
 

@@ -8,7 +8,15 @@ const MAX_TOOL_ROUNDS = 5
 const MAX_TOOL_RESULT_CHARS = 4000
 const HISTORY_TURNS = 40
 
-const JSON_TYPES: Record<string, string> = { string: 'string', number: 'number', boolean: 'boolean', date: 'string', email: 'string', phone: 'string', object: 'object' }
+const JSON_TYPES: Record<string, string> = {
+  string: 'string',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'string',
+  email: 'string',
+  phone: 'string',
+  object: 'object',
+}
 
 export interface TurnParams {
   node: Extract<WorkflowNode, { type: 'conversation' }>
@@ -60,7 +68,9 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
       description: 'Record values the caller has stated. Only include values you are sure of.',
       parameters: {
         type: 'object',
-        properties: Object.fromEntries(node.data.extract.map((x) => [x.variable, { type: JSON_TYPES[types.get(x.variable) ?? 'string'] ?? 'string', description: x.description }])),
+        properties: Object.fromEntries(
+          node.data.extract.map((x) => [x.variable, { type: JSON_TYPES[types.get(x.variable) ?? 'string'] ?? 'string', description: x.description }]),
+        ),
       },
     })
   }

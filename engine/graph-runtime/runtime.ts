@@ -40,7 +40,8 @@ const MAX_HISTORY = 100
 export function initialState(def: Definition, seed: Record<string, unknown> = {}): RuntimeState {
   const variables: Record<string, unknown> = {}
   // defineProperty: a variable named __proto__ is a value like any other, not the object's prototype.
-  const set = (name: string, value: unknown) => Object.defineProperty(variables, name, { value: cloneJson(value), writable: true, enumerable: true, configurable: true })
+  const set = (name: string, value: unknown) =>
+    Object.defineProperty(variables, name, { value: cloneJson(value), writable: true, enumerable: true, configurable: true })
   for (const v of def.variables) if (v.default !== undefined) set(v.name, v.default)
   for (const v of def.variables) if (Object.hasOwn(seed, v.name) && seed[v.name] !== undefined) set(v.name, seed[v.name])
   return { nodeId: null, variables, attempts: 0, history: [], started: false, ended: false, disposition: null }
@@ -178,7 +179,12 @@ export class GraphRuntime {
     for (;;) {
       signal.throwIfAborted()
       if (++this.steps > MAX_STEPS_PER_TURN) {
-        emit({ kind: 'error', code: 'graph_loop', message: `More than ${MAX_STEPS_PER_TURN} steps in one turn; the graph loops without waiting for the caller`, retryable: false })
+        emit({
+          kind: 'error',
+          code: 'graph_loop',
+          message: `More than ${MAX_STEPS_PER_TURN} steps in one turn; the graph loops without waiting for the caller`,
+          retryable: false,
+        })
         return this.finish('error', emit)
       }
       this.s.nodeId = null
@@ -246,8 +252,19 @@ export class GraphRuntime {
   private async answerCollect(node: Extract<WorkflowNode, { type: 'collect' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
     const options = { choices: node.data.choices, today: this.io.now() }
     let value = extractValue(node.data.value_type, text, options)
-    if (value === null && this.io.llm) value = await restateWithLlm({ node, text, llm: this.io.llm, config: this.config, now: this.io.now(), prompt: this.render(node.data.prompt), emit, signal })
-    if (typeof value === 'number' && ((node.data.min !== undefined && value < node.data.min) || (node.data.max !== undefined && value > node.data.max))) value = null
+    if (value === null && this.io.llm)
+      value = await restateWithLlm({
+        node,
+        text,
+        llm: this.io.llm,
+        config: this.config,
+        now: this.io.now(),
+        prompt: this.render(node.data.prompt),
+        emit,
+        signal,
+      })
+    if (typeof value === 'number' && ((node.data.min !== undefined && value < node.data.min) || (node.data.max !== undefined && value > node.data.max)))
+      value = null
     if (value !== null) {
       this.setVariable(node.data.variable, value, emit)
       return this.continueFrom(node, 'collected', emit, signal)
@@ -270,14 +287,29 @@ export class GraphRuntime {
 
   private async converse(node: Extract<WorkflowNode, { type: 'conversation' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
     if (!this.io.llm) {
-      emit({ kind: 'error', code: 'provider_not_configured', message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY', retryable: false })
+      emit({
+        kind: 'error',
+        code: 'provider_not_configured',
+        message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY',
+        retryable: false,
+      })
       this.s.nodeId = node.id
       return
     }
     const globals = this.def.nodes.filter((n) => n.global && n.id !== node.id)
     const result = await conversationTurn({
-      node, text, globals, edges: this.edges.get(node.id) ?? [], config: this.config, io: this.io, signal, emit,
-      history: this.s.history, variables: this.view(), declared: this.def.variables, render: (t) => this.render(t),
+      node,
+      text,
+      globals,
+      edges: this.edges.get(node.id) ?? [],
+      config: this.config,
+      io: this.io,
+      signal,
+      emit,
+      history: this.s.history,
+      variables: this.view(),
+      declared: this.def.variables,
+      render: (t) => this.render(t),
       setVariable: (name, value) => this.setVariable(name, value, emit),
     })
     if (result.reply) this.remember('assistant', result.reply)
@@ -298,12 +330,16 @@ export class GraphRuntime {
     const callId = `${node.id}-${this.steps}`
     if (node.data.say_while_running) this.say(this.render(node.data.say_while_running), 'static', emit)
     emit({ kind: 'tool_call', call_id: callId, integration, action, input })
-    const outcome = boundOutcome(this.io.tools ? await this.io.tools.run({ integration, action }, input, signal) : { ok: false, error: 'No tool runner is configured' })
+    const outcome = boundOutcome(
+      this.io.tools ? await this.io.tools.run({ integration, action }, input, signal) : { ok: false, error: 'No tool runner is configured' },
+    )
     signal.throwIfAborted()
     emit({ kind: 'tool_result', call_id: callId, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
     if (!outcome.ok) return 'failure'
     for (const [variable, path] of Object.entries(node.data.output)) {
-      const value = path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), outcome.output)
+      const value = path
+        .split('.')
+        .reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), outcome.output)
       if (value !== undefined) this.setVariable(variable, value, emit)
     }
     return 'success'
@@ -313,7 +349,8 @@ export class GraphRuntime {
     const query = this.render(node.data.query)
     const hits = this.io.knowledge ? await this.io.knowledge.search(query, node.data.top_k, signal) : []
     emit({ kind: 'knowledge', query, hits: hits.length })
-    if (!hits.length) return this.say(this.config.language.startsWith('tr') ? 'Bu konuda bilgim yok.' : "I don't have information about that.", 'knowledge', emit)
+    if (!hits.length)
+      return this.say(this.config.language.startsWith('tr') ? 'Bu konuda bilgim yok.' : "I don't have information about that.", 'knowledge', emit)
     if (!this.io.llm) return this.say(hits[0]!.text, 'knowledge', emit)
     const context = hits.map((h, i) => `[${i + 1}] ${h.text}`).join('\n')
     const instruction = node.data.answer_prompt ? this.render(node.data.answer_prompt) : 'Answer the question briefly using only the sources.'
@@ -323,11 +360,22 @@ export class GraphRuntime {
   /** One LLM completion spoken as a line (first messages, knowledge answers). */
   private async generateLine(prompt: string, emit: Emit, signal: AbortSignal): Promise<void> {
     if (!this.io.llm) {
-      emit({ kind: 'error', code: 'provider_not_configured', message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY', retryable: false })
+      emit({
+        kind: 'error',
+        code: 'provider_not_configured',
+        message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY',
+        retryable: false,
+      })
       return
     }
     let text = ''
-    const request = { model: this.config.llm.model, messages: [{ role: 'system' as const, content: this.render(prompt) }], tools: [], temperature: this.config.llm.temperature, maxTokens: this.config.llm.max_tokens }
+    const request = {
+      model: this.config.llm.model,
+      messages: [{ role: 'system' as const, content: this.render(prompt) }],
+      tools: [],
+      temperature: this.config.llm.temperature,
+      maxTokens: this.config.llm.max_tokens,
+    }
     for await (const chunk of this.io.llm.stream(request, signal)) {
       if (chunk.kind === 'text') {
         text += chunk.text

@@ -48,7 +48,11 @@ export const RENDER_LIMITS = { tokens: 50_000, chars: 256 * 1024 } as const
 /** A render went over RENDER_LIMITS; the runtime ends the session with `template_too_large`. */
 export class TemplateBudgetError extends Error {
   constructor(readonly limit: 'tokens' | 'chars') {
-    super(limit === 'tokens' ? `A template needed more than ${RENDER_LIMITS.tokens} render steps` : `A template rendered to more than ${RENDER_LIMITS.chars} characters`)
+    super(
+      limit === 'tokens'
+        ? `A template needed more than ${RENDER_LIMITS.tokens} render steps`
+        : `A template rendered to more than ${RENDER_LIMITS.chars} characters`,
+    )
     this.name = 'TemplateBudgetError'
   }
 }

@@ -75,7 +75,7 @@ export function validateDefinition(def: Definition): GraphProblem[] {
   })
   const knownVariable = (name: string) => declared.has(name) || name === 'system'
   // system.* names are fixed; a misspelt one would silently render empty.
-  const badSystemName = (name: string) => name.startsWith('system') && !(SYSTEM_VARIABLES as readonly string[]).includes(name.slice(7)) ? name : null
+  const badSystemName = (name: string) => (name.startsWith('system') && !(SYSTEM_VARIABLES as readonly string[]).includes(name.slice(7)) ? name : null)
 
   const nodeIndex = new Map<string, number>()
   def.nodes.forEach((n, i) => {
@@ -98,7 +98,8 @@ export function validateDefinition(def: Definition): GraphProblem[] {
     const check = checkTemplate(text)
     if (check.error) add(loc, 'graph.template', `Template does not parse: ${check.error}`)
     for (const v of check.variables) if (!knownVariable(v)) add(loc, 'graph.undeclared_variable', `{{${v}}} is not a declared variable`)
-    for (const n of check.names) if (badSystemName(n)) add(loc, 'graph.undeclared_variable', `{{${n}}} is not a built-in value (system.${SYSTEM_VARIABLES.join(', system.')})`)
+    for (const n of check.names)
+      if (badSystemName(n)) add(loc, 'graph.undeclared_variable', `{{${n}}} is not a built-in value (system.${SYSTEM_VARIABLES.join(', system.')})`)
   }
   const assigns = (loc: (string | number)[], name: string, fits?: string[]) => {
     const type = declared.get(name)
@@ -125,7 +126,8 @@ export function validateDefinition(def: Definition): GraphProblem[] {
         assigns(at('variable'), n.data.variable, COLLECT_FITS[n.data.value_type])
         if (n.data.value_type === 'choice' && !n.data.choices) add(at('choices'), 'graph.choices', 'A choice question needs its choices')
         if (n.data.value_type !== 'choice' && n.data.choices) add(at('choices'), 'graph.choices', 'Only a choice question has choices')
-        if (n.data.value_type !== 'number' && (n.data.min !== undefined || n.data.max !== undefined)) add(at('min'), 'graph.range', 'Only a number question has min and max')
+        if (n.data.value_type !== 'number' && (n.data.min !== undefined || n.data.max !== undefined))
+          add(at('min'), 'graph.range', 'Only a number question has min and max')
         if (n.data.min !== undefined && n.data.max !== undefined && n.data.min > n.data.max) add(at('max'), 'graph.range', 'max must not be below min')
         break
       case 'tool':
@@ -161,15 +163,21 @@ export function validateDefinition(def: Definition): GraphProblem[] {
     }
     const c = e.condition
     if (!ALLOWED_CONDITIONS[source.type].includes(c.kind))
-      add(['edges', i, 'condition', 'kind'], 'graph.condition_kind', `A ${source.type} node cannot be left by a "${c.kind}" condition (allowed: ${ALLOWED_CONDITIONS[source.type].join(', ')})`)
+      add(
+        ['edges', i, 'condition', 'kind'],
+        'graph.condition_kind',
+        `A ${source.type} node cannot be left by a "${c.kind}" condition (allowed: ${ALLOWED_CONDITIONS[source.type].join(', ')})`,
+      )
     // Only a source that may be left by an outcome is told which outcomes it has (one problem per cause).
     else if (c.kind === 'outcome' && !OUTCOMES_OF[source.type]?.includes(c.outcome))
       add(['edges', i, 'condition', 'outcome'], 'graph.condition_kind', `A ${source.type} node has no "${c.outcome}" outcome`)
     if (c.kind === 'expression') {
       const check = checkExpression(c.expression)
       for (const p of check.problems) add(['edges', i, 'condition', 'expression', ...p.path], 'graph.expression', p.msg)
-      for (const v of check.variables) if (!knownVariable(v)) add(['edges', i, 'condition', 'expression'], 'graph.undeclared_variable', `"${v}" is not a declared variable`)
-      for (const n of check.names) if (badSystemName(n)) add(['edges', i, 'condition', 'expression'], 'graph.undeclared_variable', `"${n}" is not a built-in value`)
+      for (const v of check.variables)
+        if (!knownVariable(v)) add(['edges', i, 'condition', 'expression'], 'graph.undeclared_variable', `"${v}" is not a declared variable`)
+      for (const n of check.names)
+        if (badSystemName(n)) add(['edges', i, 'condition', 'expression'], 'graph.undeclared_variable', `"${n}" is not a built-in value`)
     }
     const list = out.get(e.source) ?? []
     list.push({ kind: c.kind, ...(c.kind === 'outcome' ? { outcome: c.outcome } : {}) })

@@ -124,7 +124,15 @@ type Wait = 'none' | 'idle' | 'starved' | 'paused'
 const SAMPLES_PER_MS = SAMPLE_RATE / 1000
 
 const emptyMetrics = (): PlayoutMetrics => ({
-  firstChunkAt: null, firstFrameAt: null, framesSent: 0, underruns: 0, underrunMs: 0, stalls: 0, stallMs: 0, phraseGaps: 0, phraseGapMs: 0,
+  firstChunkAt: null,
+  firstFrameAt: null,
+  framesSent: 0,
+  underruns: 0,
+  underrunMs: 0,
+  stalls: 0,
+  stallMs: 0,
+  phraseGaps: 0,
+  phraseGapMs: 0,
 })
 
 export class Playout {
@@ -154,7 +162,8 @@ export class Playout {
     const { sink, onEvent, clock, signal, ...options } = init
     this.o = { ...DEFAULT_PLAYOUT, ...options }
     if (!(this.o.leadMs >= FRAME_MS) || !Number.isFinite(this.o.leadMs)) throw new RangeError(`leadMs must be ≥ ${FRAME_MS}, got ${this.o.leadMs}`)
-    if (!(this.o.maxBufferMs >= FRAME_MS) || !Number.isFinite(this.o.maxBufferMs)) throw new RangeError(`maxBufferMs must be ≥ ${FRAME_MS}, got ${this.o.maxBufferMs}`)
+    if (!(this.o.maxBufferMs >= FRAME_MS) || !Number.isFinite(this.o.maxBufferMs))
+      throw new RangeError(`maxBufferMs must be ≥ ${FRAME_MS}, got ${this.o.maxBufferMs}`)
     if (!(this.o.msPerChar > 0) || !Number.isFinite(this.o.msPerChar)) throw new RangeError(`msPerChar must be > 0, got ${this.o.msPerChar}`)
     this.sink = sink
     this.onEvent = onEvent ?? (() => {})
@@ -175,7 +184,17 @@ export class Playout {
   }
 
   beginSegment(text: string): SegmentHandle {
-    const seg: Segment = { text, state: 'open', endCalled: false, audio: new SampleQueue(this.blocks), waiting: [], admitted: 0, sent: 0, framesSent: 0, heardAtCut: null }
+    const seg: Segment = {
+      text,
+      state: 'open',
+      endCalled: false,
+      audio: new SampleQueue(this.blocks),
+      waiting: [],
+      admitted: 0,
+      sent: 0,
+      framesSent: 0,
+      heardAtCut: null,
+    }
     if (this.closed || this.turnSignal?.aborted) seg.state = 'interrupted'
     else this.segments.push(seg)
     return {

@@ -5,7 +5,17 @@
  * The session (pipeline) plugs in through `handlers`.
  */
 import { AudioWriter, type AudioWriterOptions } from './audio-writer.js'
-import { CloseCode, CloseReason, MAX_CONSECUTIVE_ERRORS, encodeEvent, events, parseClientMessage, type ControlMessage, type EndReason, type ServerEvent } from './protocol.js'
+import {
+  CloseCode,
+  CloseReason,
+  MAX_CONSECUTIVE_ERRORS,
+  encodeEvent,
+  events,
+  parseClientMessage,
+  type ControlMessage,
+  type EndReason,
+  type ServerEvent,
+} from './protocol.js'
 import type { Conn, SendResult } from './socket.js'
 
 export interface ChannelHandlers {

@@ -143,7 +143,17 @@ export type ServerEvent =
   | { type: 'hello'; protocol: number; call_id: string; audio: { encoding: 'pcm_s16le'; sample_rate_hz: number; channels: 1 }; max_frame_bytes: number }
   | { type: 'status'; status: CallStatus }
   | { type: 'transcript'; role: 'user' | 'agent'; text: string; final: boolean; turn_id: string; interrupted: boolean }
-  | { type: 'metrics'; turn_id: string; endpointing_ms: number | null; stt_ms: number | null; llm_first_token_ms: number | null; tts_first_byte_ms: number | null; engine_ms: number | null; voice_to_voice_ms: number | null; barge_in_stop_ms: number | null }
+  | {
+      type: 'metrics'
+      turn_id: string
+      endpointing_ms: number | null
+      stt_ms: number | null
+      llm_first_token_ms: number | null
+      tts_first_byte_ms: number | null
+      engine_ms: number | null
+      voice_to_voice_ms: number | null
+      barge_in_stop_ms: number | null
+    }
   | { type: 'ended'; reason: EndReason }
   | { type: 'error'; code: string; message: string }
   | { type: 'pong'; id: string | number | null }

@@ -66,7 +66,7 @@ export interface SocketServerOptions {
   /** Per socket: sends are dropped while more than this is buffered (default 1 MiB). */
   maxBackpressureBytes?: number
   /** A socket silent this long (pings answered count) is closed; 0 disables (default 120). */
-  idleTimeoutS?: number  /** A uWS native binary to load instead of the package's one for this Node (a self-built one). */
+  idleTimeoutS?: number /** A uWS native binary to load instead of the package's one for this Node (a self-built one). */
   uwsBinaryPath?: string
 }
 
@@ -93,7 +93,8 @@ export function locateUwsBinary(): { file: string } | { reason: string } {
   // The package's own loader silently swaps in a slow pure-JS emulation when the binary is missing,
   // so we load the binary ourselves and fall back to `ws` instead.
   const file = path.join(path.dirname(entry), '..', 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`)
-  if (!fs.existsSync(file)) return { reason: `no uWebSockets.js binary for Node ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})` }
+  if (!fs.existsSync(file))
+    return { reason: `no uWebSockets.js binary for Node ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})` }
   return { file }
 }
 
@@ -101,7 +102,11 @@ export async function createSocketServer<C>(handler: ConnectionHandler<C>, optio
   const o = { ...DEFAULT_SOCKET_OPTIONS, ...options }
   let fallbackReason: string | undefined
   if ((o.prefer ?? 'uws') === 'uws') {
-    const found = o.uwsBinaryPath ? (fs.existsSync(o.uwsBinaryPath) ? { file: o.uwsBinaryPath } : { reason: `${o.uwsBinaryPath} does not exist` }) : locateUwsBinary()
+    const found = o.uwsBinaryPath
+      ? fs.existsSync(o.uwsBinaryPath)
+        ? { file: o.uwsBinaryPath }
+        : { reason: `${o.uwsBinaryPath} does not exist` }
+      : locateUwsBinary()
     if ('file' in found) {
       try {
         const native = createRequire(import.meta.url)(found.file) as typeof import('uWebSockets.js')

@@ -11,7 +11,17 @@
  * - touching a WebSocket after its close handler ran crashes the process: every call is guarded.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js'
-import { INVALID_UTF8, TOO_LARGE, hardPayloadCap, type Authorization, type Conn, type ConnectionHandler, type EngineSocketServer, type ResolvedSocketOptions, type SendResult } from './socket.js'
+import {
+  INVALID_UTF8,
+  TOO_LARGE,
+  hardPayloadCap,
+  type Authorization,
+  type Conn,
+  type ConnectionHandler,
+  type EngineSocketServer,
+  type ResolvedSocketOptions,
+  type SendResult,
+} from './socket.js'
 
 type Uws = typeof import('uWebSockets.js')
 interface UserData {

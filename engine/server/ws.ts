@@ -7,7 +7,17 @@
 import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, WebSocket, type RawData } from 'ws'
-import { INVALID_UTF8, TOO_LARGE, hardPayloadCap, type Authorization, type Conn, type ConnectionHandler, type EngineSocketServer, type ResolvedSocketOptions, type SendResult } from './socket.js'
+import {
+  INVALID_UTF8,
+  TOO_LARGE,
+  hardPayloadCap,
+  type Authorization,
+  type Conn,
+  type ConnectionHandler,
+  type EngineSocketServer,
+  type ResolvedSocketOptions,
+  type SendResult,
+} from './socket.js'
 
 const toArrayBuffer = (b: Buffer): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer
 const rawToBuffer = (d: RawData): Buffer => (Array.isArray(d) ? Buffer.concat(d) : Buffer.isBuffer(d) ? d : Buffer.from(d))
@@ -155,13 +165,16 @@ export class WsServer implements EngineSocketServer {
 
   /** uWS's idleTimeout + sendPingsAutomatically: ping every half period, drop the silent. */
   private startHeartbeat(): void {
-    this.heartbeat = setInterval(() => {
-      for (const [ws, state] of this.sockets) {
-        if (!state.alive) ws.terminate()
-        else ws.ping()
-        state.alive = false
-      }
-    }, (this.o.idleTimeoutS * 1000) / 2)
+    this.heartbeat = setInterval(
+      () => {
+        for (const [ws, state] of this.sockets) {
+          if (!state.alive) ws.terminate()
+          else ws.ping()
+          state.alive = false
+        }
+      },
+      (this.o.idleTimeoutS * 1000) / 2,
+    )
     this.heartbeat.unref()
   }
 

@@ -6,8 +6,27 @@ import { fold } from '../graph-runtime/index.js'
  * these are the built-in ones per language.
  */
 export const BACKCHANNELS: Readonly<Record<'en' | 'tr', readonly string[]>> = {
-  en: ['uh-huh', 'uh huh', 'mm-hmm', 'mm hmm', 'mhm', 'hmm', 'mm', 'yeah', 'yep', 'yes', 'okay', 'ok', 'right', 'sure',
-    'i see', 'got it', 'alright', 'all right', 'cool'],
+  en: [
+    'uh-huh',
+    'uh huh',
+    'mm-hmm',
+    'mm hmm',
+    'mhm',
+    'hmm',
+    'mm',
+    'yeah',
+    'yep',
+    'yes',
+    'okay',
+    'ok',
+    'right',
+    'sure',
+    'i see',
+    'got it',
+    'alright',
+    'all right',
+    'cool',
+  ],
   tr: ['evet', 'hı hı', 'hıhı', 'hı', 'tamam', 'peki', 'anladım', 'olur', 'he', 'hee', 'aynen', 'doğru', 'tabii', 'tabi'],
 }
 
@@ -17,7 +36,11 @@ export const MAX_BACKCHANNEL_WORDS = 4
 // Hyphens become spaces so "uh-huh", "uh huh" and "Uh-Huh." compare equal; drawn-out sounds
 // ("mmmm", "hııı") collapse to two letters, the longest spelling the lists use.
 const normalize = (s: string): string[] =>
-  fold(s).replace(/[^\p{L}\p{N}\s]/gu, ' ').replace(/(\p{L})\1{2,}/gu, '$1$1').split(' ').filter(Boolean)
+  fold(s)
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/(\p{L})\1{2,}/gu, '$1$1')
+    .split(' ')
+    .filter(Boolean)
 
 const cache = new Map<string, string[][]>()
 
@@ -27,7 +50,10 @@ function phrases(lang: string | undefined, words: readonly string[] | undefined)
   if (!list) {
     const base = lang === 'en' || lang === 'tr' ? BACKCHANNELS[lang] : [...BACKCHANNELS.en, ...BACKCHANNELS.tr]
     // Longest first, so "i see" is matched whole before any one-word entry could claim "i".
-    list = [...(words ?? base)].map(normalize).filter((p) => p.length > 0).sort((a, b) => b.length - a.length)
+    list = [...(words ?? base)]
+      .map(normalize)
+      .filter((p) => p.length > 0)
+      .sort((a, b) => b.length - a.length)
     if (cache.size > 64) cache.clear()
     cache.set(key, list)
   }

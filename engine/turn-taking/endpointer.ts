@@ -193,7 +193,15 @@ export abstract class Endpointer implements TurnStrategy {
     // Only a partial sent after the speech went quiet can hold its last words: one from while the
     // caller spoke is all but sure to differ from the final, and would waste the request.
     const fresh = this.partialAt >= this.quietStart()
-    return this.options.preemptive && !!this.partial && fresh && this.heard && this.preempted !== text && text !== this.spokenPast && this.speculations < MAX_SPECULATIONS
+    return (
+      this.options.preemptive &&
+      !!this.partial &&
+      fresh &&
+      this.heard &&
+      this.preempted !== text &&
+      text !== this.spokenPast &&
+      this.speculations < MAX_SPECULATIONS
+    )
   }
 
   /** Where speculation's silence began: the refined edge, never after the VAD's own. */

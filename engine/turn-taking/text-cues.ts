@@ -20,10 +20,39 @@ export type TextCue = 'complete' | 'incomplete' | 'neutral'
 
 /** Folded conjunctions, fillers and function words after which a sentence cannot end. */
 export const CONTINUATION_WORDS: Readonly<Record<'en' | 'tr', readonly string[]>> = {
-  en: ['and', 'but', 'or', 'so', 'because', 'cause', 'then', 'um', 'umm', 'uh', 'uhh', 'erm', 'er', 'hmm', 'like',
-    'well', 'the', 'a', 'an', 'to', 'of', 'with', 'if', 'that', 'my', 'your', 'you know', 'i mean', 'kind of', 'sort of'],
-  tr: ['ve', 'ama', 'fakat', 'ancak', 'lakin', 'cunku', 'yani', 'sey', 'ee', 'ii', 'hani', 'ile', 'veya', 'yahut',
-    'ya da', 'mesela', 'sonra', 'eger', 'hem'],
+  en: [
+    'and',
+    'but',
+    'or',
+    'so',
+    'because',
+    'cause',
+    'then',
+    'um',
+    'umm',
+    'uh',
+    'uhh',
+    'erm',
+    'er',
+    'hmm',
+    'like',
+    'well',
+    'the',
+    'a',
+    'an',
+    'to',
+    'of',
+    'with',
+    'if',
+    'that',
+    'my',
+    'your',
+    'you know',
+    'i mean',
+    'kind of',
+    'sort of',
+  ],
+  tr: ['ve', 'ama', 'fakat', 'ancak', 'lakin', 'cunku', 'yani', 'sey', 'ee', 'ii', 'hani', 'ile', 'veya', 'yahut', 'ya da', 'mesela', 'sonra', 'eger', 'hem'],
 }
 
 const CONTINUATIONS = new Set([...CONTINUATION_WORDS.en, ...CONTINUATION_WORDS.tr])
@@ -34,7 +63,11 @@ const CLOSERS = /["'”’»)\]*_]+$/
 export function textCue(text: string): TextCue {
   const raw = text.trim().replace(CLOSERS, '').trimEnd()
   // Drawn-out fillers ("ummm", "eeee", "ıııı") collapse to their listed spelling.
-  const words = fold(raw).replace(/[^\p{L}\p{N}\s]/gu, ' ').replace(/(\p{L})\1{2,}/gu, '$1$1').split(' ').filter(Boolean)
+  const words = fold(raw)
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/(\p{L})\1{2,}/gu, '$1$1')
+    .split(' ')
+    .filter(Boolean)
   const last = words.at(-1) ?? ''
   const lastTwo = words.slice(-2).join(' ')
   if (/[?!]$/.test(raw)) return 'complete'

@@ -84,7 +84,10 @@ t.test('shutdown lets a request in flight finish with Connection: close, ends id
   const s = await serve(t)
   // Two kept-alive sockets, left idle in the agent's pool.
   const warm = [get(s.port, '/fast', s.agent), get(s.port, '/fast', s.agent)]
-  t.same((await Promise.all(warm.map((w) => w.reply))).map((r) => r.connection), ['keep-alive', 'keep-alive'])
+  t.same(
+    (await Promise.all(warm.map((w) => w.reply))).map((r) => r.connection),
+    ['keep-alive', 'keep-alive'],
+  )
   const idleEndings = Promise.all(warm.map((w) => w.ending))
 
   // Its own kept-alive agent, so it does not take one of the idle sockets above.
@@ -95,7 +98,14 @@ t.test('shutdown lets a request in flight finish with Connection: close, ends id
   const startedAt = Date.now()
   const closed = s.running.close(10_000)
 
-  t.same(await idleEndings, [{ fin: true, error: null }, { fin: true, error: null }], 'idle sockets end with a FIN, not a reset')
+  t.same(
+    await idleEndings,
+    [
+      { fin: true, error: null },
+      { fin: true, error: null },
+    ],
+    'idle sockets end with a FIN, not a reset',
+  )
   const refused = await get(s.port, '/fast', false).reply.then(
     () => 'answered',
     (err: NodeJS.ErrnoException) => err.code,
@@ -112,7 +122,10 @@ t.test('shutdown lets a request in flight finish with Connection: close, ends id
 
   await closed
   t.ok(Date.now() - startedAt < 5_000, 'close ends once the last request is done, not at the timeout or the keep-alive timeout')
-  t.notOk(s.logs.some((l) => l.includes('shutdown timeout')), 'nothing was cut')
+  t.notOk(
+    s.logs.some((l) => l.includes('shutdown timeout')),
+    'nothing was cut',
+  )
   t.ok(s.logs.some((l) => l.includes('waiting for in-flight requests')))
 })
 
@@ -150,6 +163,9 @@ t.test('a request still running at the shutdown timeout is cut, so close always 
   const elapsed = Date.now() - startedAt
   t.ok(elapsed >= 190 && elapsed < 2_000, `close waited for the timeout and no longer (${elapsed} ms)`)
   t.match(await slow, /ECONNRESET|socket hang up/, 'the request that outlived the timeout is cut')
-  t.ok(s.logs.some((l) => l.includes('shutdown timeout')), 'and the cut is logged')
+  t.ok(
+    s.logs.some((l) => l.includes('shutdown timeout')),
+    'and the cut is logged',
+  )
   s.releaseSlow()
 })

@@ -12,7 +12,8 @@ import { skipWithoutEspeak } from '../helpers/speech.js'
 
 const level = (pcm: Int16Array) => dbfs(rms(pcm))
 // Compared as bytes: tap's deep comparison of 64,000-sample arrays takes minutes.
-const sameSamples = (a: Int16Array, b: Int16Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+const sameSamples = (a: Int16Array, b: Int16Array) =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
 /** Share of the signal's energy in its sample-to-sample differences: higher for brighter noise. */
 const brightness = (pcm: Int16Array) => {
   let diff = 0
@@ -45,7 +46,7 @@ t.test('a cough is a loud broadband burst of about a quarter second per burst; c
   t.ok(Math.abs(level(one) - -14) < 0.1, `first burst at −14 dBFS (got ${level(one).toFixed(2)})`)
   const two = cough(3, -20, 2)
   t.ok(two.length >= 8000 + 1920 && two.length <= 8000 + 2880, `two bursts and a 120–180 ms gap (${two.length} samples)`)
-  t.ok(Math.abs(level(two.subarray(0, 4000)) - -20) < 0.1, 'the level is the first burst\'s')
+  t.ok(Math.abs(level(two.subarray(0, 4000)) - -20) < 0.1, "the level is the first burst's")
   t.ok(sameSamples(cough(3, -14, 1), one), 'seeded')
   const c = clicks(5)
   const loudSamples = c.filter((x) => Math.abs(x) > 100).length
@@ -80,7 +81,10 @@ t.test('the plan: every voice and rate over the agent, every pause at both cues 
     }
   }
   const noises = full.filter((i) => i.type === 'noise')
-  t.ok(noises.every((n) => n.lines[1]!.parts.length === 0 && n.lines[1]!.sound), 'a cough or clicks has no words to transcribe')
+  t.ok(
+    noises.every((n) => n.lines[1]!.parts.length === 0 && n.lines[1]!.sound),
+    'a cough or clicks has no words to transcribe',
+  )
   t.ok(new Set(noises.map((n) => n.lines[1]!.sound!.kind)).size === 2, 'coughs and clicks')
   const quick = corpusPlan({ quick: true, seed: 1 })
   t.ok(quick.length <= 10, `--quick: a few situations (${quick.length})`)
@@ -91,7 +95,7 @@ t.test('the plan: every voice and rate over the agent, every pause at both cues 
 // Fails (does not skip) when CI=true and espeak-ng is missing.
 const skip = await skipWithoutEspeak()
 
-t.test('the corpus on disk: labelled lines, a room under the STT stand-in\'s threshold, reused on a second build', { skip }, async (t) => {
+t.test("the corpus on disk: labelled lines, a room under the STT stand-in's threshold, reused on a second build", { skip }, async (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-cq-corpus-test-'))
   t.teardown(() => fs.rmSync(root, { recursive: true, force: true }))
   const corpus = await buildCorpus({ quick: true, seed: 1 }, root)
@@ -99,14 +103,19 @@ t.test('the corpus on disk: labelled lines, a room under the STT stand-in\'s thr
   t.ok(fs.existsSync(path.join(corpus.dir, 'manifest.json')))
   for (const item of corpus.items) {
     t.ok(item.room.levelDbfs <= MAX_ROOM_DBFS, `${item.id}: room at ${item.room.levelDbfs} dBFS`)
-    t.ok(item.room.levelDbfs <= item.room.speechDbfs - Math.min(item.room.snrDb, item.room.speechDbfs - MAX_ROOM_DBFS) + 0.05, `${item.id}: the room sits snrDb under the speech, or at the cap`)
+    t.ok(
+      item.room.levelDbfs <= item.room.speechDbfs - Math.min(item.room.snrDb, item.room.speechDbfs - MAX_ROOM_DBFS) + 0.05,
+      `${item.id}: the room sits snrDb under the speech, or at the cap`,
+    )
     for (const line of item.lines) {
       const pcm = linePcm(corpus, line)
       t.ok(Math.abs((pcm.length * 1000) / 16_000 - line.ms) < 0.1, `${line.file}: its length is labelled`)
-      for (const part of line.partsAt) t.ok(part.speechMs > 0 && part.endMs > part.onsetMs && part.endMs <= line.ms + 0.1, `${item.id} "${part.text}": placed in the line`)
+      for (const part of line.partsAt)
+        t.ok(part.speechMs > 0 && part.endMs > part.onsetMs && part.endMs <= line.ms + 0.1, `${item.id} "${part.text}": placed in the line`)
     }
     const pause = item.lines[0]!.pauseMs
-    if (item.type === 'pause') t.equal(item.lines[0]!.partsAt[1]!.onsetMs - item.lines[0]!.partsAt[0]!.endMs, pause, `${item.id}: the pause is where the label says`)
+    if (item.type === 'pause')
+      t.equal(item.lines[0]!.partsAt[1]!.onsetMs - item.lines[0]!.partsAt[0]!.endMs, pause, `${item.id}: the pause is where the label says`)
   }
   const again = await buildCorpus({ quick: true, seed: 1 }, root)
   t.equal(again.built, false, 'the second build reuses the cache')
@@ -116,7 +125,9 @@ t.test('the corpus on disk: labelled lines, a room under the STT stand-in\'s thr
 t.test('the STT stand-in hears a cough as an utterance with no words', async (t) => {
   const dg = await startDeepgramStandIn({ apiKey: 'k', finalLatencyMs: 0 })
   t.teardown(() => dg.close())
-  const ws = new WebSocket(`${dg.url}/v1/listen?encoding=linear16&sample_rate=16000&channels=1&interim_results=true&endpointing=300`, { headers: { authorization: 'Token k' } })
+  const ws = new WebSocket(`${dg.url}/v1/listen?encoding=linear16&sample_rate=16000&channels=1&interim_results=true&endpointing=300`, {
+    headers: { authorization: 'Token k' },
+  })
   const messages: Array<Record<string, unknown>> = []
   ws.on('message', (d) => messages.push(JSON.parse(String(d)) as Record<string, unknown>))
   await new Promise((r) => ws.once('open', r))
@@ -125,9 +136,11 @@ t.test('the STT stand-in hears a cough as an utterance with no words', async (t)
   const bytes = Buffer.from(audio.buffer)
   for (let at = 0; at < bytes.length; at += 640) ws.send(bytes.subarray(at, at + 640))
   const isFinal = (m: Record<string, unknown>) => m.type === 'Results' && m.is_final === true
-  await t.resolves(new Promise<void>((resolve) => {
-    const poll = setInterval(() => messages.some(isFinal) && (clearInterval(poll), resolve()), 10)
-  }))
+  await t.resolves(
+    new Promise<void>((resolve) => {
+      const poll = setInterval(() => messages.some(isFinal) && (clearInterval(poll), resolve()), 10)
+    }),
+  )
   t.match(dg.sessions[0]!.utterances[0], { text: '', unscripted: true })
   const final = messages.find(isFinal) as { channel: { alternatives: Array<{ transcript: string; words: unknown[] }> } }
   t.match(final.channel.alternatives[0], { transcript: '', words: [] })

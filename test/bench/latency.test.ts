@@ -14,7 +14,10 @@ t.test('a fixed number is always that number, and so is a spread with p50 = p95'
 
 t.test('a spread is log-normal around the asked p50 and p95, in whole ms', async (t) => {
   const values = draw(latencySampler({ p50: 250, p95: 400 }), 20_000).sort((a, b) => a - b)
-  t.ok(values.every((v) => Number.isInteger(v) && v > 0), 'whole, positive ms')
+  t.ok(
+    values.every((v) => Number.isInteger(v) && v > 0),
+    'whole, positive ms',
+  )
   t.ok(Math.abs(rank(values, 50) - 250) <= 5, `p50 ${rank(values, 50)} ≈ 250`)
   t.ok(Math.abs(rank(values, 95) - 400) <= 12, `p95 ${rank(values, 95)} ≈ 400`)
 })
@@ -45,23 +48,34 @@ t.test('the chat stand-in draws its first-token delay per request and logs when 
   for (let i = 0; i < 3; i++) {
     s.script({ text: ['One', ' two', ' three'] })
     const res = await fetch(`${s.url}/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-lat' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-lat' },
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
     })
     await res.text()
   }
-  t.same(s.requests.map((r) => r.injected.firstTokenMs), expected, 'one draw per request, in seed order')
+  t.same(
+    s.requests.map((r) => r.injected.firstTokenMs),
+    expected,
+    'one draw per request, in seed order',
+  )
   const r = s.requests[0]!
   t.equal(r.chunkSentAt.length, 3, 'three content chunks; the finish chunk carries no text')
   t.ok(r.receivedAt <= r.at, 'arrival precedes the body being read')
   t.ok(r.chunkSentAt[0]! - r.receivedAt >= expected[0]! - 1, 'the first chunk waited the drawn delay')
-  t.ok(r.chunkSentAt.every((at, i) => i === 0 || at >= r.chunkSentAt[i - 1]!), 'in order')
+  t.ok(
+    r.chunkSentAt.every((at, i) => i === 0 || at >= r.chunkSentAt[i - 1]!),
+    'in order',
+  )
   s.pace({ firstTokenLatencyMs: 5 })
   s.script({ toolCalls: [{ name: 'lookup', arguments: { id: 7 }, fragments: 2 }] })
-  await (await fetch(`${s.url}/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-lat' },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
-  })).text()
+  await (
+    await fetch(`${s.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-lat' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    })
+  ).text()
   const tool = s.requests.at(-1)!
   t.equal(tool.injected.firstTokenMs, 5)
   t.equal(tool.chunkSentAt.length, 3, 'the call head (its name) and both argument pieces')
@@ -73,18 +87,25 @@ t.test('the speech stand-in draws its first-byte delay per request and logs arri
   const expected = draw(latencySampler({ p50: 15, p95: 40, seed: 5 }), 2)
   for (let i = 0; i < 2; i++) {
     const res = await fetch(`${s.openaiUrl}/audio/speech`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${DEFAULT_SPEECH_KEYS.openai}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${DEFAULT_SPEECH_KEYS.openai}` },
       body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'hello', response_format: 'pcm' }),
     })
     await res.arrayBuffer()
   }
-  t.same(s.requests.map((r) => r.injected.firstByteMs), expected)
+  t.same(
+    s.requests.map((r) => r.injected.firstByteMs),
+    expected,
+  )
   const r = s.requests[0]!
   t.ok(r.firstByteSentAt !== null && r.firstByteSentAt - r.receivedAt >= expected[0]! - 1, 'the first byte waited the drawn delay')
   s.fail({ kind: 'status', status: 503 })
-  await (await fetch(`${s.openaiUrl}/audio/speech`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${DEFAULT_SPEECH_KEYS.openai}` },
-    body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'x', response_format: 'pcm' }),
-  })).arrayBuffer()
+  await (
+    await fetch(`${s.openaiUrl}/audio/speech`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${DEFAULT_SPEECH_KEYS.openai}` },
+      body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'x', response_format: 'pcm' }),
+    })
+  ).arrayBuffer()
   t.equal(s.requests.at(-1)!.firstByteSentAt, null, 'no audio, no first byte')
 })

@@ -1,6 +1,15 @@
 import t from 'tap'
 import {
-  bargeInStopMs, capacityFrom, distribution, engineAddedMs, jitterMs, llmPhraseMs, providerSumMs, rssPerSessionMb, summarize, voiceToVoiceMs,
+  bargeInStopMs,
+  capacityFrom,
+  distribution,
+  engineAddedMs,
+  jitterMs,
+  llmPhraseMs,
+  providerSumMs,
+  rssPerSessionMb,
+  summarize,
+  voiceToVoiceMs,
 } from '../../bench/voice/metrics.js'
 import type { ReplyTimeline } from '../../bench/voice/timeline.js'
 import type { CapacityStep } from '../../bench/voice/result.js'
@@ -60,7 +69,7 @@ t.test('preemptive: the chain runs under the wait, ideal = max(eot, final + chai
   t.equal(engineAddedMs(reply({ endOfTurnWaitMs: 600, firstAudioAt: 1603 })), 3)
 })
 
-t.test('preemptive: an interim holding the final\'s words lets the chain start before the final', async (t) => {
+t.test("preemptive: an interim holding the final's words lets the chain start before the final", async (t) => {
   // words at 1150: 1150 + 200 = 1350 > eot 1300 → ideal 1350; audio at 1356 → 6.
   t.equal(engineAddedMs(reply({ stt: { finalSentAt: 1200, injectedMs: 150, completeAt: 1150 }, firstAudioAt: 1356 })), 6)
   // Words early enough that the wait decides: 1050 + 200 < 1300 → ideal 1300.
@@ -101,7 +110,10 @@ t.test('jitter anchors on the lower envelope, so no frame counts as early', asyn
 t.test('summarize fills latency and barge_in, leaving out turns without a figure', async (t) => {
   const s = summarize(
     [reply(), reply({ firstAudioAt: null }), reply({ tts: null, firstAudioAt: 1500 })],
-    [{ speechOnsetAt: 0, lastAgentAudioAt: 200, engineStopMs: 3 }, { speechOnsetAt: 0, lastAgentAudioAt: 100, engineStopMs: null }],
+    [
+      { speechOnsetAt: 0, lastAgentAudioAt: 200, engineStopMs: 3 },
+      { speechOnsetAt: 0, lastAgentAudioAt: 100, engineStopMs: null },
+    ],
   )
   t.equal(s.latency.turns, 3)
   t.same(s.latency.samples, { voice_to_voice_ms: [420, 500], engine_added_ms: [20] })
@@ -124,17 +136,42 @@ t.test('capacity is the largest N such that it and every smaller tested N were o
 })
 
 t.test('RSS per session is the least-squares slope, the baseline its intercept', async (t) => {
-  t.same(rssPerSessionMb([{ sessions: 0, rss_mb: 80 }, { sessions: 100, rss_mb: 280 }, { sessions: 200, rss_mb: 480 }]), { rss_per_session_mb: 2, baseline_rss_mb: 80 })
+  t.same(
+    rssPerSessionMb([
+      { sessions: 0, rss_mb: 80 },
+      { sessions: 100, rss_mb: 280 },
+      { sessions: 200, rss_mb: 480 },
+    ]),
+    { rss_per_session_mb: 2, baseline_rss_mb: 80 },
+  )
   // Noisy: points (0,81) (100,279) (200,481) → slope 2, intercept 80.333.
-  t.same(rssPerSessionMb([{ sessions: 0, rss_mb: 81 }, { sessions: 100, rss_mb: 279 }, { sessions: 200, rss_mb: 481 }]), { rss_per_session_mb: 2, baseline_rss_mb: 80.333 })
-  t.equal(rssPerSessionMb([{ sessions: 50, rss_mb: 100 }, { sessions: 50, rss_mb: 110 }]), null, 'one session count: no slope')
+  t.same(
+    rssPerSessionMb([
+      { sessions: 0, rss_mb: 81 },
+      { sessions: 100, rss_mb: 279 },
+      { sessions: 200, rss_mb: 481 },
+    ]),
+    { rss_per_session_mb: 2, baseline_rss_mb: 80.333 },
+  )
+  t.equal(
+    rssPerSessionMb([
+      { sessions: 50, rss_mb: 100 },
+      { sessions: 50, rss_mb: 110 },
+    ]),
+    null,
+    'one session count: no slope',
+  )
   t.equal(rssPerSessionMb([]), null)
 })
 
 t.test('provider time as it happened: the finish chunk that closed the phrase, the TTS stand-in overshooting', async (t) => {
   // The phrase was the whole reply: its last text chunk at 1330, but only the finish chunk at 1352
   // told the engine it was whole; the synthesis request came at 1356. LLM = 1352 − 1210 = 142.
-  const whole = reply({ llm: { receivedAt: 1210, chunkSentAt: [1310, 1330], finishSentAt: 1352, injectedFirstTokenMs: 100 }, tts: { receivedAt: 1356, firstByteSentAt: 1436, injectedMs: 80 }, firstAudioAt: 1440 })
+  const whole = reply({
+    llm: { receivedAt: 1210, chunkSentAt: [1310, 1330], finishSentAt: 1352, injectedFirstTokenMs: 100 },
+    tts: { receivedAt: 1356, firstByteSentAt: 1436, injectedMs: 80 },
+    firstAudioAt: 1440,
+  })
   t.equal(llmPhraseMs(whole), 142)
   // ideal = max(1300, 1200 + 142 + 80) = 1422 → 18 ms: the engine's gaps, 10 (final → LLM request)
   // + 4 (finish → synthesis request) + 4 (first byte → caller).

@@ -7,13 +7,26 @@ const EMPTY: Distribution = { n: 0, p50: 0, p95: 0, p99: 0, mean: 0, min: 0, max
 
 function voice(over: Partial<VoiceBenchResult> = {}): VoiceBenchResult {
   return {
-    scenario: 'voice-calls', quick: true,
+    scenario: 'voice-calls',
+    quick: true,
     machine: { cpus: 2, cpu_model: 'Test CPU', node: 'v20.0.0', platform: 'linux' },
     config: {
-      end_of_turn_wait_ms: 300, preemptive: true, stt_final: { p50: 250, p95: 300 }, llm_first_token: { p50: 300, p95: 500 },
-      llm_tokens_per_s: 50, tts_first_byte: { p50: 150, p95: 250 }, languages: ['en', 'tr'], room_dbfs: -80,
+      end_of_turn_wait_ms: 300,
+      preemptive: true,
+      stt_final: { p50: 250, p95: 300 },
+      llm_first_token: { p50: 300, p95: 500 },
+      llm_tokens_per_s: 50,
+      tts_first_byte: { p50: 150, p95: 250 },
+      languages: ['en', 'tr'],
+      room_dbfs: -80,
     },
-    latency: { turns: 40, voice_to_voice_ms: d(620, 900), engine_added_ms: d(3.2, 12.5, 14), provider_sum_ms: d(700, 1000), samples: { voice_to_voice_ms: [], engine_added_ms: [] } },
+    latency: {
+      turns: 40,
+      voice_to_voice_ms: d(620, 900),
+      engine_added_ms: d(3.2, 12.5, 14),
+      provider_sum_ms: d(700, 1000),
+      samples: { voice_to_voice_ms: [], engine_added_ms: [] },
+    },
     barge_in: { count: 10, stop_ms: d(180, 240, 250, 10), engine_stop_ms: d(4, 11, 12, 10), samples: { stop_ms: [], engine_stop_ms: [] } },
     capacity: {
       pinned_core: 1,
@@ -30,10 +43,17 @@ function voice(over: Partial<VoiceBenchResult> = {}): VoiceBenchResult {
 }
 
 function input(scenarios: Record<string, unknown>, failed: Record<string, string> = {}): ReportInput {
-  return { stamp: '2026-01-01T00-00-00-000Z', quick: true, machine: { cpus: 2, cpu_model: 'Test CPU', node: 'v20.0.0', platform: 'linux x64' }, scenarios, failed }
+  return {
+    stamp: '2026-01-01T00-00-00-000Z',
+    quick: true,
+    machine: { cpus: 2, cpu_model: 'Test CPU', node: 'v20.0.0', platform: 'linux x64' },
+    scenarios,
+    failed,
+  }
 }
 
-const goal = (json: string, figure: string) => (JSON.parse(json).goals as Array<{ figure: string; met: boolean | null; value: number | null }>).find((g) => g.figure === figure)!
+const goal = (json: string, figure: string) =>
+  (JSON.parse(json).goals as Array<{ figure: string; met: boolean | null; value: number | null }>).find((g) => g.figure === figure)!
 
 t.test('a synthetic voice result: each goal read from its figure', async (t) => {
   const r = buildReport(input({ 'voice-calls': voice() }))
@@ -49,14 +69,27 @@ t.test('a synthetic voice result: each goal read from its figure', async (t) => 
 
 t.test('a missing scenario or figure is "not measured", never met', async (t) => {
   const r = buildReport(input({ 'voice-calls': voice({ config: { ...voice().config, preemptive: false } }) }))
-  for (const figure of ['authenticated GET req/s ÷ bare', 'deliveries per second', 'event → arrival p99', 'search p95 at 100k chunks', 'voice-to-voice p50 (preemptive)']) {
+  for (const figure of [
+    'authenticated GET req/s ÷ bare',
+    'deliveries per second',
+    'event → arrival p99',
+    'search p95 at 100k chunks',
+    'voice-to-voice p50 (preemptive)',
+  ]) {
     t.match(goal(r.json, figure), { value: null, met: null }, figure)
   }
-  const empty = buildReport(input({ 'voice-calls': voice({ latency: { ...voice().latency, engine_added_ms: EMPTY }, capacity: { pinned_core: null, steps: [], sessions_per_core: 0 } }) }))
+  const empty = buildReport(
+    input({
+      'voice-calls': voice({ latency: { ...voice().latency, engine_added_ms: EMPTY }, capacity: { pinned_core: null, steps: [], sessions_per_core: 0 } }),
+    }),
+  )
   t.match(goal(empty.json, 'engine-added p50'), { met: null }, 'n 0: its zeros are not a measurement')
   t.match(goal(empty.json, 'sessions per core'), { met: null }, 'no capacity steps')
   t.match(goal(empty.json, 'RSS per session'), { met: null }, 'no steps to fit a slope over')
-  const oneStep = voice({ capacity: { pinned_core: 1, steps: [voice().capacity.steps[2]!], sessions_per_core: 0 }, memory: { rss_per_session_mb: 0, baseline_rss_mb: 350 } })
+  const oneStep = voice({
+    capacity: { pinned_core: 1, steps: [voice().capacity.steps[2]!], sessions_per_core: 0 },
+    memory: { rss_per_session_mb: 0, baseline_rss_mb: 350 },
+  })
   t.match(goal(buildReport(input({ 'voice-calls': oneStep })).json, 'RSS per session'), { value: null, met: null }, 'one step: its 0 MB slope is a placeholder')
   t.match(goal(buildReport(input({ 'voice-calls': oneStep })).json, 'sessions per core'), { value: 0, met: false }, 'one failing step is a measurement')
   const none = buildReport(input({}))
@@ -65,12 +98,19 @@ t.test('a missing scenario or figure is "not measured", never met', async (t) =>
   t.match(none.svg, /not measured/)
 })
 
-t.test('the other scenarios\' goals come from the fields they print', async (t) => {
-  const r = buildReport(input({
-    'rest-auth-get': { ratio_rps: 0.84, ratio_p99: 1.2, bare: { rps: 20000, p99_ms: 4 }, ozan: { rps: 16800, p99_ms: 4.8 } },
-    webhooks: { throughput: { deliveries_per_s: 1818 }, latency_ms: { p50: 3.1, p95: 12, p99: 60 } },
-    'knowledge-search': { sizes: [{ chunks: 10000, p50_ms: 0.4, p95_ms: 1 }, { chunks: 100000, p50_ms: 1.5, p95_ms: 4.2, p99_ms: 6 }] },
-  }))
+t.test("the other scenarios' goals come from the fields they print", async (t) => {
+  const r = buildReport(
+    input({
+      'rest-auth-get': { ratio_rps: 0.84, ratio_p99: 1.2, bare: { rps: 20000, p99_ms: 4 }, ozan: { rps: 16800, p99_ms: 4.8 } },
+      webhooks: { throughput: { deliveries_per_s: 1818 }, latency_ms: { p50: 3.1, p95: 12, p99: 60 } },
+      'knowledge-search': {
+        sizes: [
+          { chunks: 10000, p50_ms: 0.4, p95_ms: 1 },
+          { chunks: 100000, p50_ms: 1.5, p95_ms: 4.2, p99_ms: 6 },
+        ],
+      },
+    }),
+  )
   t.match(goal(r.json, 'authenticated GET req/s ÷ bare'), { value: 0.84, met: true })
   t.match(goal(r.json, 'deliveries per second'), { value: 1818, met: true })
   t.match(goal(r.json, 'event → arrival p99'), { value: 60, met: false })
@@ -80,7 +120,12 @@ t.test('the other scenarios\' goals come from the fields they print', async (t) 
 })
 
 t.test('markdown: machine, goals table, per-scenario tables, failures', async (t) => {
-  const r = buildReport(input({ 'voice-calls': voice(), webhooks: { throughput: { deliveries_per_s: 1200 }, latency_ms: { p50: 3, p95: 10, p99: 20 } } }, { 'rest-auth-get': 'exit 1' }))
+  const r = buildReport(
+    input(
+      { 'voice-calls': voice(), webhooks: { throughput: { deliveries_per_s: 1200 }, latency_ms: { p50: 3, p95: 10, p99: 20 } } },
+      { 'rest-auth-get': 'exit 1' },
+    ),
+  )
   t.match(r.markdown, /Machine: 2 × Test CPU, Node v20\.0\.0, linux x64\./)
   t.match(r.markdown, /\| voice-calls \| engine-added p50 \| 3\.2 ms \| ≤ 5 ms \| ✅ met \|/)
   t.match(r.markdown, /\| voice-calls \| barge-in engine part p95 \| 11 ms \| ≤ 10 ms \| ❌ missed \|/)

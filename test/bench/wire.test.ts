@@ -96,7 +96,7 @@ t.test('a segment the capture lost drops the broken frame and resumes at the nex
   t.same(frames.get(50001), [1020], 'no frame made of the wrong bytes')
 })
 
-t.test('wire jitter is the callers\' stretch jitter over those frames', async (t) => {
+t.test("wire jitter is the callers' stretch jitter over those frames", async (t) => {
   // A burst of three (the playout lead), then 20 ms apart, one frame 12 ms late.
   const ats = [1000, 1000.2, 1000.4, 1020.4, 1040.4, 1072.4, 1080.4, 1100.4]
   const j = wireJitter(new Map([[50001, ats]]))

@@ -73,11 +73,24 @@ t.test('a web call a crash left active is marked failed at the next start', asyn
   const a = await startTestApp()
   const owner = await newOwner(a)
   const workflowId = await createWorkflow(a, owner)
-  const wf = a.db.prepare('SELECT organization_id, environment_id FROM workflows WHERE id = ?').get(workflowId) as { organization_id: string; environment_id: string }
+  const wf = a.db.prepare('SELECT organization_id, environment_id FROM workflows WHERE id = ?').get(workflowId) as {
+    organization_id: string
+    environment_id: string
+  }
   const id = randomUUID()
   a.services.repos.sessions.insert({
-    id, organization_id: wf.organization_id, environment_id: wf.environment_id, workflow_id: workflowId, workflow_version: null, channel: 'web',
-    definition: '{}', config: '{}', state: '{}', started_by_user: null, started_by_key: null, started_at: Date.now(),
+    id,
+    organization_id: wf.organization_id,
+    environment_id: wf.environment_id,
+    workflow_id: workflowId,
+    workflow_version: null,
+    channel: 'web',
+    definition: '{}',
+    config: '{}',
+    state: '{}',
+    started_by_user: null,
+    started_by_key: null,
+    started_at: Date.now(),
   })
   // A copy of the database as a crash would leave it (the test app removes its own directory).
   const dir = t.testdir({})
@@ -93,19 +106,28 @@ t.test('a web call a crash left active is marked failed at the next start', asyn
 t.test('`ozan api` and `ozan engine` start one half each; an unknown command is refused', async (t) => {
   const dir = t.testdir({})
   const env = { OZAN_DATA_DIR: dir, OZAN_PORT: '0', OZAN_ENGINE_PORT: '0' }
-  const api = await start(env, async (out, kill) => {
-    const port = /API:\s+http:\/\/localhost:(\d+)/.exec(out)?.[1]
-    t.equal((await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`)).status, 200, 'the API answers')
-    kill()
-  }, ['api'])
+  const api = await start(
+    env,
+    async (out, kill) => {
+      const port = /API:\s+http:\/\/localhost:(\d+)/.exec(out)?.[1]
+      t.equal((await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`)).status, 200, 'the API answers')
+      kill()
+    },
+    ['api'],
+  )
   t.equal(api.code, 0)
   t.match(api.stdout, /running \(api only\)/)
   t.notMatch(api.stdout, /Engine:/, 'no engine in an API process')
-  const engine = await start(env, async (out, kill) => {
-    const port = /Engine:\s+ws:\/\/localhost:(\d+)/.exec(out)?.[1]
-    t.ok(port && port !== '0', 'the engine listens')
-    kill()
-  }, ['engine'], 'Engine:')
+  const engine = await start(
+    env,
+    async (out, kill) => {
+      const port = /Engine:\s+ws:\/\/localhost:(\d+)/.exec(out)?.[1]
+      t.ok(port && port !== '0', 'the engine listens')
+      kill()
+    },
+    ['engine'],
+    'Engine:',
+  )
   t.equal(engine.code, 0)
   t.notMatch(engine.stdout, /API:/, 'no REST API in an engine process')
   const bad = await start(env, undefined, ['both'])

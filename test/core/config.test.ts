@@ -46,15 +46,43 @@ t.test('an empty variable counts as unset', async (t) => {
 
 t.test('the call engine: defaults, overrides and ranges', async (t) => {
   const d = loadConfig({ OZAN_HOST: '127.0.0.1' })
-  t.match(d, { engineHost: '127.0.0.1', enginePort: 8081, engineSocket: 'auto', vadSilenceGateDbfs: -70, enginePublicUrl: null, webCallTokenTtlS: 300, maxLiveCallsPerOrg: 10 })
+  t.match(d, {
+    engineHost: '127.0.0.1',
+    enginePort: 8081,
+    engineSocket: 'auto',
+    vadSilenceGateDbfs: -70,
+    enginePublicUrl: null,
+    webCallTokenTtlS: 300,
+    maxLiveCallsPerOrg: 10,
+  })
   const c = loadConfig({
-    OZAN_ENGINE_HOST: '0.0.0.0', OZAN_ENGINE_PORT: '0', OZAN_ENGINE_SOCKET: 'ws', OZAN_ENGINE_PUBLIC_URL: 'wss://calls.example.com/',
-    OZAN_WEB_CALL_TOKEN_TTL_S: '60', OZAN_MAX_LIVE_CALLS_PER_ORG: '1', OZAN_VAD_SILENCE_GATE_DBFS: '-55',
+    OZAN_ENGINE_HOST: '0.0.0.0',
+    OZAN_ENGINE_PORT: '0',
+    OZAN_ENGINE_SOCKET: 'ws',
+    OZAN_ENGINE_PUBLIC_URL: 'wss://calls.example.com/',
+    OZAN_WEB_CALL_TOKEN_TTL_S: '60',
+    OZAN_MAX_LIVE_CALLS_PER_ORG: '1',
+    OZAN_VAD_SILENCE_GATE_DBFS: '-55',
   })
   t.equal(c.vadSilenceGateDbfs, -55)
   t.equal(loadConfig({ OZAN_VAD_SILENCE_GATE_DBFS: 'off' }).vadSilenceGateDbfs, null, 'off: every window runs the model')
-  t.match(c, { engineHost: '0.0.0.0', enginePort: 0, engineSocket: 'ws', enginePublicUrl: 'wss://calls.example.com', webCallTokenTtlS: 60, maxLiveCallsPerOrg: 1 })
-  for (const [name, value] of [['OZAN_WEB_CALL_TOKEN_TTL_S', '301'], ['OZAN_MAX_LIVE_CALLS_PER_ORG', '0'], ['OZAN_ENGINE_SOCKET', 'tcp'], ['OZAN_ENGINE_PUBLIC_URL', 'http://x.example'], ['OZAN_VAD_SILENCE_GATE_DBFS', '-10'], ['OZAN_VAD_SILENCE_GATE_DBFS', 'loud'], ['OZAN_VAD_SILENCE_GATE_DBFS', '-60.5']] as const) {
+  t.match(c, {
+    engineHost: '0.0.0.0',
+    enginePort: 0,
+    engineSocket: 'ws',
+    enginePublicUrl: 'wss://calls.example.com',
+    webCallTokenTtlS: 60,
+    maxLiveCallsPerOrg: 1,
+  })
+  for (const [name, value] of [
+    ['OZAN_WEB_CALL_TOKEN_TTL_S', '301'],
+    ['OZAN_MAX_LIVE_CALLS_PER_ORG', '0'],
+    ['OZAN_ENGINE_SOCKET', 'tcp'],
+    ['OZAN_ENGINE_PUBLIC_URL', 'http://x.example'],
+    ['OZAN_VAD_SILENCE_GATE_DBFS', '-10'],
+    ['OZAN_VAD_SILENCE_GATE_DBFS', 'loud'],
+    ['OZAN_VAD_SILENCE_GATE_DBFS', '-60.5'],
+  ] as const) {
     t.throws(() => loadConfig({ [name]: value }), new RegExp(name))
   }
 })

@@ -16,17 +16,31 @@ function open(t: { teardown(fn: () => unknown): void }, dir: string): Db {
   return db
 }
 
-const realFiles = () => fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()
+const realFiles = () =>
+  fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
 
 /** Every schema object and every row of every table: "the database as it was". */
 function snapshot(db: Db): unknown {
-  const objects = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as { type: string; name: string }[]
+  const objects = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as {
+    type: string
+    name: string
+  }[]
   // A contentless FTS5 table cannot be scanned; its shadow tables (plain tables) hold its state
   // and are compared like any other.
   const rows = (objects as { type: string; name: string; sql: string | null }[])
     .filter((o) => o.type === 'table' && !/^CREATE VIRTUAL TABLE/i.test(o.sql ?? ''))
     // Sorted in JS: some shadow tables are WITHOUT ROWID, so there is no rowid to order by.
-    .map((o) => [o.name, db.prepare(`SELECT * FROM "${o.name}"`).all().map((r) => JSON.stringify(r)).sort()])
+    .map((o) => [
+      o.name,
+      db
+        .prepare(`SELECT * FROM "${o.name}"`)
+        .all()
+        .map((r) => JSON.stringify(r))
+        .sort(),
+    ])
   return { objects, rows }
 }
 
@@ -36,7 +50,10 @@ t.test('migrations apply once, in order, and are recorded', async (t) => {
   t.ok(files.includes('001_accounts.sql'))
   t.same(migrate(db), files)
   const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()
-  t.same(recorded, files.map((f) => ({ version: Number.parseInt(f, 10), name: f })))
+  t.same(
+    recorded,
+    files.map((f) => ({ version: Number.parseInt(f, 10), name: f })),
+  )
   t.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'api_keys'").get(), 'the schema exists')
 
   const before = snapshot(db)

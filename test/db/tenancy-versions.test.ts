@@ -28,7 +28,21 @@ t.test('a write to any watched table moves the stamp of its organization only', 
     ['org_members insert', () => repos.organizations.addMember(org, 'u1', 1, now)],
     ['org_members update', () => repos.members.setRole(org, 'u1', 2)],
     ['roles insert', () => repos.roles.insert(org, { key: 'custom', name: 'Custom', description: '', permissions: [] }, now)],
-    ['api_keys insert', () => repos.apiKeys.insert({ id: 'k1', organization_id: org, created_by: 'u1', name: 'k', lookup: '0123456789abcdef', secret_hash: 'h', scopes: null, created_at: now, expires_at: null })],
+    [
+      'api_keys insert',
+      () =>
+        repos.apiKeys.insert({
+          id: 'k1',
+          organization_id: org,
+          created_by: 'u1',
+          name: 'k',
+          lookup: '0123456789abcdef',
+          secret_hash: 'h',
+          scopes: null,
+          created_at: now,
+          expires_at: null,
+        }),
+    ],
     ['api_keys last_used_at', () => repos.apiKeys.touch('k1', now, 0)],
     ['organizations update', () => repos.organizations.update({ id: org, name: 'Renamed', default_environment: 'prod', updated_at: now })],
     ['projects and environments insert', () => repos.projects.create(org, 'P', now)],
@@ -63,7 +77,9 @@ t.test('reads and writes to other tables move nothing', async (t) => {
   const s = v.stamp(org)
   const changes = v.changes
   repos.organizations.get(org)
-  db.prepare("INSERT INTO request_logs (organization_id, method, route, status, duration_ms, request_id, created_at) VALUES (?, 'GET', '/x', 200, 1, 'r', 0)").run(org)
+  db.prepare(
+    "INSERT INTO request_logs (organization_id, method, route, status, duration_ms, request_id, created_at) VALUES (?, 'GET', '/x', 200, 1, 'r', 0)",
+  ).run(org)
   v.sync()
   t.ok(v.isCurrent(s, org))
   t.equal(v.changes, changes)
@@ -73,7 +89,9 @@ t.test("another connection's commit is seen at the next sync, and only then", as
   const { file, v, org } = fresh(t)
   const s = v.stamp(org)
   const other = openDatabase(file)
-  other.prepare("INSERT INTO request_logs (organization_id, method, route, status, duration_ms, request_id, created_at) VALUES (?, 'GET', '/x', 200, 1, 'r', 0)").run(org)
+  other
+    .prepare("INSERT INTO request_logs (organization_id, method, route, status, duration_ms, request_id, created_at) VALUES (?, 'GET', '/x', 200, 1, 'r', 0)")
+    .run(org)
   other.close()
   t.ok(v.isCurrent(s, org), 'not before sync')
   v.sync()

@@ -7,7 +7,8 @@ import { createLogger, loadConfig, loadSecrets, ManualClock, type Clock, type Re
 import { migrate, openDatabase, type Db } from '../../db/index.js'
 import { createApp, listen, type AnyRoute, type App, type Services } from '../../api/index.js'
 
-export interface Reply<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface Reply<T = any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number
   headers: Headers
   text: string
@@ -55,7 +56,12 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-test-'))
   // The test clock does not move unless a test moves it, so buckets never refill on their own:
   // tests get roomy rate limits by default, and the rate-limit tests set their own small ones.
-  const roomy = Object.fromEntries(['ORG', 'KEY', 'ADDRESS'].flatMap((k) => [[`OZAN_RATE_LIMIT_${k}_BURST`, '1000000'], [`OZAN_RATE_LIMIT_${k}_PER_MIN`, '1000000']]))
+  const roomy = Object.fromEntries(
+    ['ORG', 'KEY', 'ADDRESS'].flatMap((k) => [
+      [`OZAN_RATE_LIMIT_${k}_BURST`, '1000000'],
+      [`OZAN_RATE_LIMIT_${k}_PER_MIN`, '1000000'],
+    ]),
+  )
   const config = loadConfig({ OZAN_DATA_DIR: dataDir, OZAN_PORT: '0', OZAN_HOST: '127.0.0.1', OZAN_LOG_LEVEL: 'info', ...roomy, ...o.env })
   const logs: string[] = []
   const sink = new Writable({
@@ -81,9 +87,9 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     }
     if (r.token) headers.authorization = `Bearer ${r.token}`
     if (r.apiKey) headers['x-api-key'] = r.apiKey
-    const res = await fetch(url + urlPath, { method, headers, body: typeof body === "string" || body === undefined ? body : new Uint8Array(body) })
+    const res = await fetch(url + urlPath, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) })
     const text = await res.text()
-    let parsed: unknown 
+    let parsed: unknown
     try {
       parsed = text ? JSON.parse(text) : undefined
     } catch {

@@ -1,7 +1,20 @@
 import { startTranscriptionStandIn } from '../../bench/stand-ins/transcription-server.js'
 import { encodeWav } from '../../engine/audio/index.js'
 import { mailedToken, type Reply, type RequestOptions, type TestApp } from './app.js'
-import { PARAM_FIXTURES, SMALL_GRAPH, addMember, createKey, createWebhookEndpoint, createWorkflow, credentialSample, expectStatus, invitationToken, newOwner, uniqueEmail, type Actor } from './tenancy-fixtures.js'
+import {
+  PARAM_FIXTURES,
+  SMALL_GRAPH,
+  addMember,
+  createKey,
+  createWebhookEndpoint,
+  createWorkflow,
+  credentialSample,
+  expectStatus,
+  invitationToken,
+  newOwner,
+  uniqueEmail,
+  type Actor,
+} from './tenancy-fixtures.js'
 
 export const PASSWORD = 'correct horse battery'
 
@@ -34,7 +47,12 @@ const user = (x: Actor) => ({ type: 'user' as const, id: x.userId, user_id: x.us
 const orgOf = (x: Actor) => ({ id: x.organizationId, token: x.token })
 /** An event recorded for the owner acting in org A, in the environment the request named. */
 const byOwner = (s: Scene, action: string, resourceType: string, resourceId?: string | null): ExpectedEvent => ({
-  action, resourceType, resourceId, actor: user(s.owner), org: orgOf(s.owner), environmentId: s.stagingId,
+  action,
+  resourceType,
+  resourceId,
+  actor: user(s.owner),
+  org: orgOf(s.owner),
+  environmentId: s.stagingId,
 })
 
 /** Mutating routes that write no audit event, and why. Each one is a decision, not an omission. */
@@ -66,7 +84,11 @@ async function stagingSurvey(s: Scene): Promise<string> {
 
 async function stagingChatCall(s: Scene): Promise<string> {
   const id = await stagingSurvey(s)
-  const res = await s.a.request('POST', '/api/v1/calls', { token: s.owner.token, headers: { 'x-environment-id': 'staging' }, body: { channel: 'chat', workflow_uuid: id } })
+  const res = await s.a.request('POST', '/api/v1/calls', {
+    token: s.owner.token,
+    headers: { 'x-environment-id': 'staging' },
+    body: { channel: 'chat', workflow_uuid: id },
+  })
   return expectStatus(res, 201, 'start chat call').call_uuid
 }
 
@@ -89,7 +111,17 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   auth_register: async (s) => {
     const res = await s.send('POST', '/api/v1/auth/register', { body: { email: uniqueEmail(), password: PASSWORD, name: 'New' } })
     const id = res.body.user.id
-    return { res, expect: { action: 'user.registered', resourceType: 'user', resourceId: id, actor: { type: 'user', id, user_id: id }, org: { id: res.body.user.organization.id, token: res.body.access_token }, environmentId: null } }
+    return {
+      res,
+      expect: {
+        action: 'user.registered',
+        resourceType: 'user',
+        resourceId: id,
+        actor: { type: 'user', id, user_id: id },
+        org: { id: res.body.user.organization.id, token: res.body.access_token },
+        environmentId: null,
+      },
+    }
   },
   auth_login: async (s) => {
     const u = await newOwner(s.a)
@@ -102,7 +134,18 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     expectStatus(await s.a.request('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refreshToken } }), 200, 'refresh')
     const res = await s.send('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refreshToken } })
     const again = expectStatus(await s.a.request('POST', '/api/v1/auth/login', { body: { email: u.email, password: PASSWORD } }), 200, 'login')
-    return { res, expect: { action: 'session.refresh_reuse', resourceType: 'session', actor: user(u), org: { id: u.organizationId, token: again.access_token }, environmentId: null, outcome: 'failure', status: 401 } }
+    return {
+      res,
+      expect: {
+        action: 'session.refresh_reuse',
+        resourceType: 'session',
+        actor: user(u),
+        org: { id: u.organizationId, token: again.access_token },
+        environmentId: null,
+        outcome: 'failure',
+        status: 401,
+      },
+    }
   },
   auth_logout: async (s) => {
     const second = expectStatus(await s.a.request('POST', '/api/v1/auth/login', { body: { email: s.owner.email, password: PASSWORD } }), 200, 'login')
@@ -122,13 +165,28 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   auth_forgot_password: async (s) => {
     const u = await newOwner(s.a)
     const res = await s.send('POST', '/api/v1/auth/forgot-password', { body: { email: u.email } })
-    return { res, expect: { action: 'user.password_reset_requested', resourceType: 'user', resourceId: u.userId, actor: anonymous, org: orgOf(u), environmentId: null } }
+    return {
+      res,
+      expect: { action: 'user.password_reset_requested', resourceType: 'user', resourceId: u.userId, actor: anonymous, org: orgOf(u), environmentId: null },
+    }
   },
   auth_reset_password: async (s) => {
     const u = await newOwner(s.a)
     expectStatus(await s.a.request('POST', '/api/v1/auth/forgot-password', { body: { email: u.email } }), 204, 'forgot password')
-    const res = await s.send('POST', '/api/v1/auth/reset-password', { body: { token: mailedToken(s.a, u.email, 'reset_password'), password: 'a brand new secret' } })
-    return { res, expect: { action: 'user.password_reset', resourceType: 'user', resourceId: u.userId, actor: user(u), org: { id: u.organizationId, token: res.body.access_token }, environmentId: null } }
+    const res = await s.send('POST', '/api/v1/auth/reset-password', {
+      body: { token: mailedToken(s.a, u.email, 'reset_password'), password: 'a brand new secret' },
+    })
+    return {
+      res,
+      expect: {
+        action: 'user.password_reset',
+        resourceType: 'user',
+        resourceId: u.userId,
+        actor: user(u),
+        org: { id: u.organizationId, token: res.body.access_token },
+        environmentId: null,
+      },
+    }
   },
   api_keys_create: async (s) => {
     const res = await s.send('POST', '/api/v1/api-keys', { token: s.owner.token, body: { name: 'audited' } })
@@ -149,10 +207,24 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     return { res, expect: { action: 'organization.created', resourceType: 'organization', resourceId: org.id, actor: user(s.owner), org, environmentId: null } }
   },
   organizations_switch: async (s) => {
-    const created = expectStatus(await s.a.request('POST', '/api/v1/organizations', { token: s.owner.token, body: { name: 'Target' } }), 201, 'create organization')
+    const created = expectStatus(
+      await s.a.request('POST', '/api/v1/organizations', { token: s.owner.token, body: { name: 'Target' } }),
+      201,
+      'create organization',
+    )
     const target = created.organization.id
     const res = await s.send('POST', '/api/v1/organizations/switch', { token: s.owner.token, body: { organization_id: target } })
-    return { res, expect: { action: 'organization.switched', resourceType: 'organization', resourceId: target, actor: user(s.owner), org: { id: target, token: res.body.access_token }, environmentId: null } }
+    return {
+      res,
+      expect: {
+        action: 'organization.switched',
+        resourceType: 'organization',
+        resourceId: target,
+        actor: user(s.owner),
+        org: { id: target, token: res.body.access_token },
+        environmentId: null,
+      },
+    }
   },
   projects_create: async (s) => {
     const res = await s.send('POST', '/api/v1/projects', { token: s.owner.token, body: { name: 'Audited project' } })
@@ -164,7 +236,10 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   },
   rbac_roles_update: async (s) => {
     const id = await PARAM_FIXTURES.role_id!.create(s.a, s.owner)
-    return { res: await s.send('PATCH', `/api/v1/rbac/roles/${id}`, { token: s.owner.token, body: { description: 'changed' } }), expect: byOwner(s, 'role.updated', 'role', id) }
+    return {
+      res: await s.send('PATCH', `/api/v1/rbac/roles/${id}`, { token: s.owner.token, body: { description: 'changed' } }),
+      expect: byOwner(s, 'role.updated', 'role', id),
+    }
   },
   rbac_roles_delete: async (s) => {
     const id = await PARAM_FIXTURES.role_id!.create(s.a, s.owner)
@@ -172,11 +247,17 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   },
   rbac_members_update: async (s) => {
     const m = await addMember(s.a, s.owner)
-    return { res: await s.send('PATCH', `/api/v1/rbac/members/${m.userId}`, { token: s.owner.token, body: { role_id: 3 } }), expect: byOwner(s, 'member.role_changed', 'member', m.userId) }
+    return {
+      res: await s.send('PATCH', `/api/v1/rbac/members/${m.userId}`, { token: s.owner.token, body: { role_id: 3 } }),
+      expect: byOwner(s, 'member.role_changed', 'member', m.userId),
+    }
   },
   rbac_members_remove: async (s) => {
     const m = await addMember(s.a, s.owner)
-    return { res: await s.send('DELETE', `/api/v1/rbac/members/${m.userId}`, { token: s.owner.token }), expect: byOwner(s, 'member.removed', 'member', m.userId) }
+    return {
+      res: await s.send('DELETE', `/api/v1/rbac/members/${m.userId}`, { token: s.owner.token }),
+      expect: byOwner(s, 'member.removed', 'member', m.userId),
+    }
   },
   rbac_invitations_create: async (s) => {
     const res = await s.send('POST', '/api/v1/rbac/invitations', { token: s.owner.token, body: { email: uniqueEmail('invitee'), role_id: 4 } })
@@ -184,14 +265,24 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   },
   rbac_invitations_revoke: async (s) => {
     const id = await PARAM_FIXTURES.invitation_id!.create(s.a, s.owner)
-    return { res: await s.send('DELETE', `/api/v1/rbac/invitations/${id}`, { token: s.owner.token }), expect: byOwner(s, 'invitation.revoked', 'invitation', id) }
+    return {
+      res: await s.send('DELETE', `/api/v1/rbac/invitations/${id}`, { token: s.owner.token }),
+      expect: byOwner(s, 'invitation.revoked', 'invitation', id),
+    }
   },
   // The joining user acts from their own organization; the event belongs to the one they join.
   rbac_invitations_accept: async (s) => {
     const u = await newOwner(s.a)
-    const inv = expectStatus(await s.a.request('POST', '/api/v1/rbac/invitations', { token: s.owner.token, body: { email: u.email, role_id: 4 } }), 201, 'invite')
+    const inv = expectStatus(
+      await s.a.request('POST', '/api/v1/rbac/invitations', { token: s.owner.token, body: { email: u.email, role_id: 4 } }),
+      201,
+      'invite',
+    )
     const res = await s.send('POST', '/api/v1/rbac/invitations/accept', { token: u.token, body: { token: invitationToken(s.a, u.email) } })
-    return { res, expect: { action: 'invitation.accepted', resourceType: 'invitation', resourceId: inv.id, actor: user(u), org: orgOf(s.owner), environmentId: null } }
+    return {
+      res,
+      expect: { action: 'invitation.accepted', resourceType: 'invitation', resourceId: inv.id, actor: user(u), org: orgOf(s.owner), environmentId: null },
+    }
   },
   // Organization-wide, named by provider; the event's resource id is the provider key.
   credentials_upsert: async (s) => {
@@ -200,12 +291,18 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   },
   credentials_delete: async (s) => {
     const provider = await PARAM_FIXTURES.provider!.create(s.a, s.owner)
-    return { res: await s.send('DELETE', `/api/v1/credentials/${provider}`, { token: s.owner.token }), expect: byOwner(s, 'credential.deleted', 'credential', provider) }
+    return {
+      res: await s.send('DELETE', `/api/v1/credentials/${provider}`, { token: s.owner.token }),
+      expect: byOwner(s, 'credential.deleted', 'credential', provider),
+    }
   },
   // The recipe app allows no private range, so the loopback target is refused by the SSRF guard:
   // the run still answers 200 and is audited, as a failure, naming the integration.
   integrations_run: async (s) => {
-    const res = await s.send('POST', '/api/v1/integrations/http/run', { token: s.owner.token, body: { action: 'request', input: { url: 'http://127.0.0.1:9/' } } })
+    const res = await s.send('POST', '/api/v1/integrations/http/run', {
+      token: s.owner.token,
+      body: { action: 'request', input: { url: 'http://127.0.0.1:9/' } },
+    })
     return { res, expect: { ...byOwner(s, 'integration.action_run', 'integration', 'http'), outcome: 'failure' } }
   },
   workflows_create: async (s) => {
@@ -235,7 +332,11 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   calls_web_token: async (s) => {
     const id = await stagingSurvey(s)
     // Minting checks the agent's speech-to-text (deepgram by default) has a key.
-    expectStatus(await s.a.request('PUT', '/api/v1/credentials', { token: s.owner.token, body: credentialSample('deepgram') }), 200, 'store deepgram credential')
+    expectStatus(
+      await s.a.request('PUT', '/api/v1/credentials', { token: s.owner.token, body: credentialSample('deepgram') }),
+      200,
+      'store deepgram credential',
+    )
     const res = await s.send('POST', '/api/v1/calls/web-token', { token: s.owner.token, body: { workflow_uuid: id } })
     return { res, expect: byOwner(s, 'call.web_token_created', 'workflow', null) }
   },
@@ -271,11 +372,30 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const stt = await startTranscriptionStandIn({ apiKey: 'sk-audit-voice' })
     try {
       const headers = { 'x-environment-id': 'staging' }
-      expectStatus(await s.a.request('PUT', '/api/v1/credentials', { token: s.owner.token, body: { provider: 'openai', fields: { api_key: 'sk-audit-voice', base_url: stt.url } } }), 200, 'store credential')
-      const id = expectStatus(await s.a.request('POST', '/api/v1/workflows', { token: s.owner.token, headers, body: { name: 'Audited voice', definition: SILENT_ENDING } }), 201, 'create agent').id
-      expectStatus(await s.a.request('PUT', `/api/v1/workflows/${id}/config`, { token: s.owner.token, headers, body: { language: 'tr-TR', stt: { provider: 'openai' } } }), 200, 'put config')
+      expectStatus(
+        await s.a.request('PUT', '/api/v1/credentials', {
+          token: s.owner.token,
+          body: { provider: 'openai', fields: { api_key: 'sk-audit-voice', base_url: stt.url } },
+        }),
+        200,
+        'store credential',
+      )
+      const id = expectStatus(
+        await s.a.request('POST', '/api/v1/workflows', { token: s.owner.token, headers, body: { name: 'Audited voice', definition: SILENT_ENDING } }),
+        201,
+        'create agent',
+      ).id
+      expectStatus(
+        await s.a.request('PUT', `/api/v1/workflows/${id}/config`, { token: s.owner.token, headers, body: { language: 'tr-TR', stt: { provider: 'openai' } } }),
+        200,
+        'put config',
+      )
       expectStatus(await s.a.request('POST', `/api/v1/workflows/${id}/publish`, { token: s.owner.token, headers }), 200, 'publish workflow')
-      const sid = expectStatus(await s.a.request('POST', `/api/v1/workflows/${id}/sessions`, { token: s.owner.token, headers }), 201, 'start session').session_id
+      const sid = expectStatus(
+        await s.a.request('POST', `/api/v1/workflows/${id}/sessions`, { token: s.owner.token, headers }),
+        201,
+        'start session',
+      ).session_id
       stt.script('evet')
       const raw = encodeWav(new Int16Array(3200), 16000)
       const res = await s.send('POST', `/api/v1/workflows/${id}/sessions/${sid}/voice`, { token: s.owner.token, raw, headers: { 'content-type': 'audio/wav' } })
@@ -290,17 +410,33 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   },
   knowledge_base_upload_document: async (s) => {
     const boundary = 'ozan-audit-upload'
-    const raw = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="audited.txt"\r\nContent-Type: text/plain\r\n\r\nAudited upload.\r\n--${boundary}--\r\n`)
-    const res = await s.send('POST', '/api/v1/knowledge-base/documents/upload', { token: s.owner.token, raw, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
+    const raw = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="audited.txt"\r\nContent-Type: text/plain\r\n\r\nAudited upload.\r\n--${boundary}--\r\n`,
+    )
+    const res = await s.send('POST', '/api/v1/knowledge-base/documents/upload', {
+      token: s.owner.token,
+      raw,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    })
     return { res, expect: byOwner(s, 'knowledge_document.uploaded', 'knowledge_document', res.body.id) }
   },
   knowledge_base_delete_document: async (s) => {
-    const created = await s.a.request('POST', '/api/v1/knowledge-base/documents', { token: s.owner.token, headers: { 'x-environment-id': 'staging' }, body: { title: 'Doomed', text: 'To be deleted.' } })
+    const created = await s.a.request('POST', '/api/v1/knowledge-base/documents', {
+      token: s.owner.token,
+      headers: { 'x-environment-id': 'staging' },
+      body: { title: 'Doomed', text: 'To be deleted.' },
+    })
     const id = expectStatus(created, 201, 'create document').id
-    return { res: await s.send('DELETE', `/api/v1/knowledge-base/documents/${id}`, { token: s.owner.token }), expect: byOwner(s, 'knowledge_document.deleted', 'knowledge_document', id) }
+    return {
+      res: await s.send('DELETE', `/api/v1/knowledge-base/documents/${id}`, { token: s.owner.token }),
+      expect: byOwner(s, 'knowledge_document.deleted', 'knowledge_document', id),
+    }
   },
   webhooks_create_endpoint: async (s) => {
-    const res = await s.send('POST', '/api/v1/webhooks/endpoints', { token: s.owner.token, body: { url: 'https://93.184.216.34/hook', events: ['sip.trunk.down'] } })
+    const res = await s.send('POST', '/api/v1/webhooks/endpoints', {
+      token: s.owner.token,
+      body: { url: 'https://93.184.216.34/hook', events: ['sip.trunk.down'] },
+    })
     return { res, expect: byOwner(s, 'webhook_endpoint.created', 'webhook_endpoint', String(res.body.id)) }
   },
   webhooks_update_endpoint: onEndpoint('webhook_endpoint.updated', 'PATCH', '', { enabled: false }),

@@ -24,7 +24,11 @@ export const VALID_GRAPH: LooseGraph = {
     { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hello {{name}}' } } },
     { id: 'ask_age', type: 'collect', data: { variable: 'age', value_type: 'number', prompt: 'How old are you?' } },
     { id: 'check', type: 'condition' },
-    { id: 'book', type: 'tool', data: { action: { integration: 'calendar', action: 'create_booking' }, input: { who: '{{name}}' }, output: { booking_id: 'booking.id' } } },
+    {
+      id: 'book',
+      type: 'tool',
+      data: { action: { integration: 'calendar', action: 'create_booking' }, input: { who: '{{name}}' }, output: { booking_id: 'booking.id' } },
+    },
     { id: 'bye', type: 'end', data: { message: 'Goodbye {{name}}' } },
     { id: 'human', type: 'transfer', global: { intent: 'The caller wants to talk to a human' }, data: { target: '+905551112233' } },
   ],

@@ -30,7 +30,10 @@ export function actorOf(tokens: { access_token: string; user: { id: string; emai
 
 /** The token of the newest invitation mailed to an address (link `/accept-invitation?token=…`). */
 export function invitationToken(a: TestApp, email: string): string {
-  const last = a.services.repos.mailOutbox.forRecipient(email).filter((m) => m.kind === 'invitation').at(-1)
+  const last = a.services.repos.mailOutbox
+    .forRecipient(email)
+    .filter((m) => m.kind === 'invitation')
+    .at(-1)
   if (!last) throw new Error(`no invitation mail for ${email}`)
   const m = /\/accept-invitation\?token=([^\s&]+)/.exec(last.body_text)
   if (!m) throw new Error('no invitation link in the mail')
@@ -71,7 +74,8 @@ export async function createRole(a: TestApp, by: Actor, name: string, permission
 }
 
 /** The audit trail of the caller's organization, filtered by action. */
-export async function auditOf(a: TestApp, by: Actor, action: string): Promise<Array<Record<string, any>>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function auditOf(a: TestApp, by: Actor, action: string): Promise<Array<Record<string, any>>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const res = await a.request('GET', `/api/v1/audit?action=${encodeURIComponent(action)}&limit=200`, { token: by.token })
   if (res.status !== 200) throw new Error(`audit failed: ${res.status} ${res.text}`)
   return res.body

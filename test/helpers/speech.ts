@@ -38,11 +38,8 @@ export interface SpeakOptions {
 export async function speak(text: string, voice: string, options: SpeakOptions = {}): Promise<Int16Array> {
   const { wordsPerMinute = 160, trim = true } = options
   const wav = await new Promise<Buffer>((resolve, reject) =>
-    execFile(
-      'espeak-ng',
-      ['-v', voice, '-s', String(wordsPerMinute), '--stdout', text],
-      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    execFile('espeak-ng', ['-v', voice, '-s', String(wordsPerMinute), '--stdout', text], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
     ),
   )
   const { sampleRate, channels, samples } = parseWav(wav)
@@ -56,8 +53,7 @@ const TRIM_FRAME = SAMPLE_RATE / 100
 
 /** `pcm` without its leading and trailing frames quieter than TRIM_LEVEL_DB. */
 export function trimSilence(pcm: Int16Array, levelDb = TRIM_LEVEL_DB): Int16Array {
-  const loud = (frame: number): boolean =>
-    20 * Math.log10(Math.max(rms(pcm.subarray(frame * TRIM_FRAME, (frame + 1) * TRIM_FRAME)), 1e-9)) >= levelDb
+  const loud = (frame: number): boolean => 20 * Math.log10(Math.max(rms(pcm.subarray(frame * TRIM_FRAME, (frame + 1) * TRIM_FRAME)), 1e-9)) >= levelDb
   const frames = Math.ceil(pcm.length / TRIM_FRAME)
   let first = 0
   while (first < frames && !loud(first)) first++

@@ -21,7 +21,8 @@ export async function newOwner(a: TestApp, email = uniqueEmail('owner')): Promis
 }
 
 /** The body of a reply that must have the given status; otherwise throws naming the request. */
-export function expectStatus<T = any>(res: Reply, status: number, what: string): T { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function expectStatus<T = any>(res: Reply, status: number, what: string): T {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text}`)
   return res.body as T
 }
@@ -34,7 +35,10 @@ export async function createKey(a: TestApp, as: Actor, scopes?: string[]): Promi
 
 /** The token of the newest invitation mailed to an address. */
 export function invitationToken(a: TestApp, email: string): string {
-  const mail = a.services.repos.mailOutbox.forRecipient(email).filter((m) => m.kind === 'invitation').at(-1)
+  const mail = a.services.repos.mailOutbox
+    .forRecipient(email)
+    .filter((m) => m.kind === 'invitation')
+    .at(-1)
   const m = mail && /token=([^\s&]+)/.exec(mail.body_text)
   if (!m) throw new Error(`no invitation mail for ${email}`)
   return decodeURIComponent(m[1]!)
@@ -104,7 +108,11 @@ const listHas = async (a: TestApp, owner: Actor, path: string, id: string, field
 export const credentialSample = (provider: string) => {
   const secret = `test-secret-${randomUUID()}`
   const fields: Record<string, Record<string, string>> = {
-    openai: { api_key: secret }, deepgram: { api_key: secret }, slack: { bot_token: secret }, calcom: { api_key: secret }, hubspot: { access_token: secret },
+    openai: { api_key: secret },
+    deepgram: { api_key: secret },
+    slack: { bot_token: secret },
+    calcom: { api_key: secret },
+    hubspot: { access_token: secret },
   }
   return { provider, fields: fields[provider]! }
 }
@@ -175,7 +183,11 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     unknown: randomUUID,
     // Still listed and still at its opening, so a foreign message that answered 404 but ran is caught.
     exists: async (a, owner, id) => {
-      const list = expectStatus<{ id: string; turn_count: number }[]>(await a.request('GET', '/api/v1/sessions?limit=200', { token: owner.token }), 200, 'list sessions')
+      const list = expectStatus<{ id: string; turn_count: number }[]>(
+        await a.request('GET', '/api/v1/sessions?limit=200', { token: owner.token }),
+        200,
+        'list sessions',
+      )
       return list.some((x) => x.id === id && x.turn_count === 1)
     },
   },
@@ -192,7 +204,10 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     // Still listed, still active and at its opening: a foreign message or control that answered 404 but ran is caught.
     exists: async (a, owner, id) => {
       const page = expectStatus<{ items: { call_uuid: string; turn_count: number; status: string }[] }>(
-        await a.request('GET', '/api/v1/calls?limit=100', { token: owner.token }), 200, 'list calls')
+        await a.request('GET', '/api/v1/calls?limit=100', { token: owner.token }),
+        200,
+        'list calls',
+      )
       return page.items.some((x) => x.call_uuid === id && x.turn_count === 1 && x.status === 'active')
     },
   },
@@ -246,7 +261,11 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     unknown: () => String(1_000_000_000 + Math.floor(Math.random() * 1_000_000)),
     // Still listed, and still failed: a foreign redelivery that answered 404 but queued it is caught.
     exists: async (a, owner, id) => {
-      const page = expectStatus<{ items: { id: number; status: string }[] }>(await a.request('GET', '/api/v1/webhooks/deliveries?limit=100', { token: owner.token }), 200, 'list deliveries')
+      const page = expectStatus<{ items: { id: number; status: string }[] }>(
+        await a.request('GET', '/api/v1/webhooks/deliveries?limit=100', { token: owner.token }),
+        200,
+        'list deliveries',
+      )
       return page.items.some((d) => String(d.id) === id && d.status === 'failed')
     },
   },

@@ -1,12 +1,6 @@
 import t from 'tap'
 import { createHmac } from 'node:crypto'
-import {
-  DEFAULT_TOLERANCE_S,
-  signPayload,
-  verifyWebhook,
-  WebhookVerificationError,
-  type VerifyOptions,
-} from '../../sdk/node/src/index.js'
+import { DEFAULT_TOLERANCE_S, signPayload, verifyWebhook, WebhookVerificationError, type VerifyOptions } from '../../sdk/node/src/index.js'
 
 // The same cases as sdk/python/test_ozan_webhooks.py, so the two libraries keep one set of rules.
 

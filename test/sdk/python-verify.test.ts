@@ -153,8 +153,7 @@ if (problem) {
 
   t.test('verify_cli.py uses the clock and the default tolerance when not given them', async (t) => {
     const now = Math.floor(Date.now() / 1000)
-    const request = (ts: number) =>
-      JSON.stringify({ body_b64: Buffer.from(BODY).toString('base64'), header: signPayload(BODY, SECRET, ts), secret: SECRET })
+    const request = (ts: number) => JSON.stringify({ body_b64: Buffer.from(BODY).toString('base64'), header: signPayload(BODY, SECRET, ts), secret: SECRET })
     t.same(JSON.parse((await run(['verify_cli.py'], request(now))).stdout), { ok: true, event: JSON.parse(BODY) })
     t.same(JSON.parse((await run(['verify_cli.py'], request(now - 400))).stdout), { ok: false, code: 'timestamp_too_old' })
   })

@@ -26,7 +26,9 @@ export const appointmentBooking: TemplateSource = {
         id: 'start',
         type: 'start',
         position: { x: 0, y: 0 },
-        data: { first_message: { mode: 'static', text: "Hi, thanks for calling {{business_name}}! I can book an appointment for you. It only takes a minute." } },
+        data: {
+          first_message: { mode: 'static', text: 'Hi, thanks for calling {{business_name}}! I can book an appointment for you. It only takes a minute.' },
+        },
       },
       {
         id: 'ask_name',

@@ -27,7 +27,12 @@ export const DEFAULT_DEFINITION: z.input<typeof Definition> = {
   ],
   edges: [
     { id: 'e_start', source: 'start', target: 'assistant' },
-    { id: 'e_done', source: 'assistant', target: 'goodbye', condition: { kind: 'intent', description: 'The caller has what they needed or wants to end the call' } },
+    {
+      id: 'e_done',
+      source: 'assistant',
+      target: 'goodbye',
+      condition: { kind: 'intent', description: 'The caller has what they needed or wants to end the call' },
+    },
   ],
 }
 

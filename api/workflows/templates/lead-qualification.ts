@@ -43,7 +43,13 @@ export const leadQualification: TemplateSource = {
         id: 'ask_name',
         type: 'collect',
         position: { x: 0, y: 120 },
-        data: { variable: 'contact_name', value_type: 'text', prompt: "To start, what's your name?", reprompt: 'Sorry, could you tell me your name again?', max_attempts: 2 },
+        data: {
+          variable: 'contact_name',
+          value_type: 'text',
+          prompt: "To start, what's your name?",
+          reprompt: 'Sorry, could you tell me your name again?',
+          max_attempts: 2,
+        },
       },
       {
         id: 'ask_company',
@@ -122,7 +128,8 @@ export const leadQualification: TemplateSource = {
         data: {
           variable: 'wants_info',
           value_type: 'yes_no',
-          prompt: 'Thanks, {{contact_name}}. It sounds like it may be a little early for a full demo. Would you like us to email you our pricing guide and a few customer stories in the meantime?',
+          prompt:
+            'Thanks, {{contact_name}}. It sounds like it may be a little early for a full demo. Would you like us to email you our pricing guide and a few customer stories in the meantime?',
           reprompt: 'Shall I send you the pricing guide? Yes or no?',
           max_attempts: 2,
         },

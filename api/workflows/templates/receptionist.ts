@@ -22,7 +22,9 @@ export const receptionist: TemplateSource = {
         id: 'start',
         type: 'start',
         position: { x: 0, y: 0 },
-        data: { first_message: { mode: 'static', text: 'Thank you for calling {{business_name}}. This is the virtual receptionist. How can I help you today?' } },
+        data: {
+          first_message: { mode: 'static', text: 'Thank you for calling {{business_name}}. This is the virtual receptionist. How can I help you today?' },
+        },
       },
       {
         id: 'front_desk',
@@ -83,7 +85,10 @@ export const receptionist: TemplateSource = {
         id: 'end_callback',
         type: 'end',
         position: { x: -480, y: 640 },
-        data: { message: 'Thank you. A member of our team will call you back at {{callback_number}} as soon as possible. Goodbye!', disposition: 'callback_requested' },
+        data: {
+          message: 'Thank you. A member of our team will call you back at {{callback_number}} as soon as possible. Goodbye!',
+          disposition: 'callback_requested',
+        },
       },
       {
         id: 'end_unreached',
@@ -105,7 +110,10 @@ export const receptionist: TemplateSource = {
         source: 'front_desk',
         target: 'lookup',
         label: 'Factual question',
-        condition: { kind: 'intent', description: 'The caller asks a specific factual question about the business, such as opening hours, address, parking, insurance or prices' },
+        condition: {
+          kind: 'intent',
+          description: 'The caller asks a specific factual question about the business, such as opening hours, address, parking, insurance or prices',
+        },
       },
       { id: 'e_answered', source: 'lookup', target: 'front_desk' },
       {

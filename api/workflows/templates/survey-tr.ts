@@ -50,7 +50,8 @@ export const surveyTr: TemplateSource = {
         data: {
           variable: 'rating',
           value_type: 'number',
-          prompt: 'Teşekkür ederim. Aldığınız hizmetten ne kadar memnun kaldınız? Lütfen 1 ile 5 arasında bir puan verin; 1 hiç memnun kalmadım, 5 çok memnun kaldım anlamına geliyor.',
+          prompt:
+            'Teşekkür ederim. Aldığınız hizmetten ne kadar memnun kaldınız? Lütfen 1 ile 5 arasında bir puan verin; 1 hiç memnun kalmadım, 5 çok memnun kaldım anlamına geliyor.',
           reprompt: 'Puanınızı 1 ile 5 arasında bir sayı olarak söyler misiniz?',
           max_attempts: 3,
         },

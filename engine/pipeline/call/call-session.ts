@@ -97,7 +97,15 @@ const TICK_MS = FRAME_MS
  * sentence gives the STT two segments, whose finals the turn joins.
  */
 const FINALIZE_AFTER_MS = 200
-const NO_TIMING = (): TurnTiming => ({ speechEndAt: null, finalAt: null, endOfTurnAt: null, firstTokenAt: null, ttsFirstByteMs: null, firstFrameAt: null, bargeInStopMs: null })
+const NO_TIMING = (): TurnTiming => ({
+  speechEndAt: null,
+  finalAt: null,
+  endOfTurnAt: null,
+  firstTokenAt: null,
+  ttsFirstByteMs: null,
+  firstFrameAt: null,
+  bargeInStopMs: null,
+})
 const ms = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.max(0, Math.round(a - b)))
 const errorCode = (err: unknown): string => {
   const code = (err as { code?: unknown } | null)?.code
@@ -239,8 +247,8 @@ export class CallSession {
       }
       this.vadBacklog++
       const p = vad.process(w.samples)
-      this.vadChain = this.vadChain.then(
-        () => p.then(
+      this.vadChain = this.vadChain.then(() =>
+        p.then(
           (prob) => {
             this.vadBacklog--
             this.windowArrivedAt = arrivedAt
@@ -302,11 +310,14 @@ export class CallSession {
   private finalizeAt(at: number): void {
     this.cancelFinalize()
     if (!this.d.stt.streaming) return
-    this.finalizeTimer = this.clock.setTimer(() => {
-      this.finalizeTimer = null
-      this.finalizedPause = true
-      this.stt?.endUtterance()
-    }, Math.max(0, at - this.clock.now()))
+    this.finalizeTimer = this.clock.setTimer(
+      () => {
+        this.finalizeTimer = null
+        this.finalizedPause = true
+        this.stt?.endUtterance()
+      },
+      Math.max(0, at - this.clock.now()),
+    )
   }
 
   private cancelFinalize(): void {
@@ -374,13 +385,16 @@ export class CallSession {
     this.wake = null
     this.wakeAt = at
     if (at === null) return
-    this.wake = this.clock.setTimer(() => {
-      this.wake = null
-      this.wakeAt = null
-      this.turnEvent({ type: 'tick', at: this.clock.now() })
-      // A timer may fire a hair early and decide nothing: set it again.
-      if (!this.ending) this.scheduleWake()
-    }, Math.max(0, at - this.clock.now()))
+    this.wake = this.clock.setTimer(
+      () => {
+        this.wake = null
+        this.wakeAt = null
+        this.turnEvent({ type: 'tick', at: this.clock.now() })
+        // A timer may fire a hair early and decide nothing: set it again.
+        if (!this.ending) this.scheduleWake()
+      },
+      Math.max(0, at - this.clock.now()),
+    )
   }
 
   private onDecision(dec: TurnDecision): void {
@@ -460,8 +474,7 @@ export class CallSession {
     if (b.type === 'pause') {
       this.pause('barge_in')
       if (this.turn?.speaking) this.turn.timing.bargeInStopMs = Math.max(0, Math.round(this.clock.now() - this.windowArrivedAt))
-    }
-    else if (b.type === 'resume') this.unpause('barge_in')
+    } else if (b.type === 'resume') this.unpause('barge_in')
     else if (this.turn?.speaking) this.interrupt(this.turn)
     else this.unpause('barge_in')
   }
@@ -632,8 +645,13 @@ export class CallSession {
     const p = this.playout.metrics()
     if (p.underruns + p.stalls + p.phraseGaps > 0) {
       this.d.recorder.event('playout_gaps', {
-        turn_id: t.id, underruns: p.underruns, underrun_ms: Math.round(p.underrunMs), stalls: p.stalls, stall_ms: Math.round(p.stallMs),
-        phrase_gaps: p.phraseGaps, phrase_gap_ms: Math.round(p.phraseGapMs),
+        turn_id: t.id,
+        underruns: p.underruns,
+        underrun_ms: Math.round(p.underrunMs),
+        stalls: p.stalls,
+        stall_ms: Math.round(p.stallMs),
+        phrase_gaps: p.phraseGaps,
+        phrase_gap_ms: Math.round(p.phraseGapMs),
       })
     }
     if (t.userText === null) return

@@ -133,15 +133,23 @@ export class ProviderConnections {
 
   private async request(input: FetchInput, init: FetchInit): Promise<Response> {
     const body = init.body
-    if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array)) return undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: this.agent }) as unknown as Response
+    if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))
+      return undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        dispatcher: this.agent,
+      }) as unknown as Response
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
     const headers: Record<string, string> = {}
     new Headers(init.headers as HeadersInit | undefined).forEach((v, k) => (headers[k] = v))
     let res: Dispatcher.ResponseData
     try {
       res = await this.agent.request({
-        origin: url.origin, path: url.pathname + url.search, method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers, body: body ?? null, signal: init.signal ?? undefined,
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers,
+        body: body ?? null,
+        signal: init.signal ?? undefined,
       })
     } catch (err) {
       // What fetch throws, so the SDKs and their callers see the same shapes: the abort as an
@@ -180,7 +188,9 @@ export class ProviderConnections {
     const list = this.warm.get(key) ?? []
     if (list.length >= this.o.maxWarmPerOrigin || list.some((w) => w.owner === owner)) return
     const w: Warm = {
-      owner, socket: null, taker: null,
+      owner,
+      socket: null,
+      taker: null,
       timer: setTimeout(() => this.discard(key, w), this.o.maxWarmAgeMs).unref(),
       onGone: () => this.discard(key, w),
     }

@@ -16,8 +16,7 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
 }
 
 const me = (a: TestApp, apiKey: string) => a.request('GET', '/api/v1/auth/me', { apiKey })
-const setRole = (a: TestApp, userId: string, roleId: number) =>
-  a.db.prepare('UPDATE org_members SET role_id = ? WHERE user_id = ?').run(roleId, userId)
+const setRole = (a: TestApp, userId: string, roleId: number) => a.db.prepare('UPDATE org_members SET role_id = ? WHERE user_id = ?').run(roleId, userId)
 
 t.test('create shows the secret once; the list never shows it nor its hash', async (t) => {
   const { a, owner, create } = await setup(t)

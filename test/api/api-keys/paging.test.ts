@@ -13,8 +13,15 @@ function seed(a: TestApp, who: Actor, n: number): Seeded[] {
     const id = randomUUID()
     const createdAt = T1 + (i % 2) * 60_000
     a.services.repos.apiKeys.insert({
-      id, organization_id: who.organizationId, created_by: who.userId, name: `key ${i}`, lookup: randomUUID().replaceAll('-', ''),
-      secret_hash: 'x'.repeat(64), scopes: null, created_at: createdAt, expires_at: null,
+      id,
+      organization_id: who.organizationId,
+      created_by: who.userId,
+      name: `key ${i}`,
+      lookup: randomUUID().replaceAll('-', ''),
+      secret_hash: 'x'.repeat(64),
+      scopes: null,
+      created_at: createdAt,
+      expires_at: null,
     })
     return { id, key: createdAt }
   })
@@ -29,7 +36,12 @@ t.test('GET /api-keys is paged, newest first, one organization only', async (t) 
   const mine = seed(a, owner, maxLimit + 9)
   const theirs = seed(a, other, 12)
   await checkPagedList(t, {
-    path: '/api/v1/api-keys', get: (url) => a.request('GET', url, { token: owner.token }), mine, theirs, defaultLimit, maxLimit,
+    path: '/api/v1/api-keys',
+    get: (url) => a.request('GET', url, { token: owner.token }),
+    mine,
+    theirs,
+    defaultLimit,
+    maxLimit,
     idOf: (k) => (k as { id: string }).id,
   })
 })

@@ -31,7 +31,9 @@ t.test('security events are recorded, newest first', async (t) => {
   t.equal((await login('wrong password!')).status, 401)
   step()
   expectStatus(await a.request('POST', '/api/v1/auth/forgot-password', { body: { email: owner.email } }), 204, 'forgot')
-  const reset = await a.request('POST', '/api/v1/auth/reset-password', { body: { token: mailedToken(a, owner.email, 'reset_password'), password: 'a brand new secret' } })
+  const reset = await a.request('POST', '/api/v1/auth/reset-password', {
+    body: { token: mailedToken(a, owner.email, 'reset_password'), password: 'a brand new secret' },
+  })
   const token = expectStatus(reset, 200, 'reset').access_token as string // the reset ended every other session
   step()
   const key = expectStatus(await a.request('POST', '/api/v1/api-keys', { token, body: { name: 'k' } }), 201, 'create key')
@@ -43,7 +45,16 @@ t.test('security events are recorded, newest first', async (t) => {
   expectStatus(await a.request('DELETE', `/api/v1/rbac/members/${member.userId}`, { token }), 204, 'remove member')
 
   const { res, actions } = await list('?limit=8', token)
-  t.same(actions, ['member.removed', 'member.role_changed', 'api_key.deleted', 'api_key.created', 'user.password_reset', 'user.password_reset_requested', 'session.login_failed', 'session.login'])
+  t.same(actions, [
+    'member.removed',
+    'member.role_changed',
+    'api_key.deleted',
+    'api_key.created',
+    'user.password_reset',
+    'user.password_reset_requested',
+    'session.login_failed',
+    'session.login',
+  ])
   const [removed, changed, deleted, created, passwordReset, resetRequested, failed, signedIn] = res.body
   t.match(resetRequested, { resource_id: owner.userId, actor: { type: 'anonymous', id: null } })
   // Nobody proved to be the owner when the password was wrong: the actor is anonymous.
@@ -55,7 +66,11 @@ t.test('security events are recorded, newest first', async (t) => {
   t.match(changed, { resource_id: member.userId, metadata: { from: 'viewer', to: 'developer' } })
   t.match(removed, { resource_id: member.userId })
   const times = res.body.map((e: { created_at: string }) => Date.parse(e.created_at))
-  t.same(times, [...times].sort((x: number, y: number) => y - x), 'newest first')
+  t.same(
+    times,
+    [...times].sort((x: number, y: number) => y - x),
+    'newest first',
+  )
 
   // A failed sign-in for an email nobody has belongs to no organization: nobody's trail shows it.
   t.equal((await a.request('POST', '/api/v1/auth/login', { body: { email: 'nobody@example.com', password: 'whatever1' } })).status, 401)
@@ -91,11 +106,15 @@ t.test('filters: action, resource_type, actor, since (inclusive), until (exclusi
 t.test('limit and offset page the trail; X-Total-Count counts all matches', async (t) => {
   const { a, owner, list } = await setup(t)
   const ids: string[] = []
-  for (let i = 0; i < 5; i++) ids.push(expectStatus(await a.request('POST', '/api/v1/projects', { token: owner.token, body: { name: `P${i}` } }), 201, 'project').id)
+  for (let i = 0; i < 5; i++)
+    ids.push(expectStatus(await a.request('POST', '/api/v1/projects', { token: owner.token, body: { name: `P${i}` } }), 201, 'project').id)
   const page = await list('?resource_type=project&limit=2&offset=1')
   t.equal(page.res.status, 200)
   t.equal(page.res.headers.get('x-total-count'), '5')
-  t.same(page.res.body.map((e: { resource_id: string }) => e.resource_id), [ids[3], ids[2]])
+  t.same(
+    page.res.body.map((e: { resource_id: string }) => e.resource_id),
+    [ids[3], ids[2]],
+  )
   const all = await list('?limit=200')
   t.equal(all.res.headers.get('x-total-count'), String(all.actions.length))
   t.equal((await list('?resource_type=project&offset=5')).actions.length, 0)

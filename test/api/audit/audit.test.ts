@@ -34,7 +34,14 @@ async function checkEvent(t: Test, a: TestApp, res: Reply, e: ExpectedEvent, use
   t.equal(events.length, 1, `one event for request ${requestId}`)
   const ev = events[0]
   if (!ev) return
-  t.match(ev, { action: e.action, resource_type: e.resourceType, outcome: e.outcome ?? 'success', actor: e.actor, environment_id: e.environmentId, user_agent: userAgent })
+  t.match(ev, {
+    action: e.action,
+    resource_type: e.resourceType,
+    outcome: e.outcome ?? 'success',
+    actor: e.actor,
+    environment_id: e.environmentId,
+    user_agent: userAgent,
+  })
   if (e.resourceId !== undefined) t.equal(ev.resource_id, e.resourceId, 'resource_id')
   t.match(ev.ip, /^(::ffff:)?127\.0\.0\.1$/, 'ip')
   t.ok(Math.abs(Date.parse(ev.created_at) - a.clock.now()) < 1000, 'created_at is the clock time')
@@ -46,7 +53,10 @@ async function checkEvent(t: Test, a: TestApp, res: Reply, e: ExpectedEvent, use
   )
   for (const o of outsiders) {
     if (o.organizationId === e.org.id) continue
-    t.notOk((await trail(a, o.token)).some((x) => x.request_id === requestId), `not visible to organization ${o.organizationId}`)
+    t.notOk(
+      (await trail(a, o.token)).some((x) => x.request_id === requestId),
+      `not visible to organization ${o.organizationId}`,
+    )
   }
 }
 
@@ -69,7 +79,9 @@ t.test('every mutating route writes one audit event with actor, organization, en
     await t.test(label, async (t) => {
       const userAgent = `ozan-audit-test/${route.operationId}`
       const scene: Scene = {
-        a, owner, stagingId,
+        a,
+        owner,
+        stagingId,
         send: (method, path, o = {}) => a.request(method, path, { ...o, headers: { 'user-agent': userAgent, 'x-environment-id': 'staging', ...o.headers } }),
       }
       const { res, expect } = await recipe(scene)
@@ -77,7 +89,11 @@ t.test('every mutating route writes one audit event with actor, organization, en
       await checkEvent(t, a, res, expect, userAgent, [owner, stranger])
     })
   }
-  for (const op of Object.keys(MUTATION_RECIPES)) t.ok(mutating.some((r) => r.operationId === op), `recipe ${op} names a route`)
+  for (const op of Object.keys(MUTATION_RECIPES))
+    t.ok(
+      mutating.some((r) => r.operationId === op),
+      `recipe ${op} names a route`,
+    )
 })
 
 t.test('a key acting is the actor, with its creator as actor user; the actor filter finds either', async (t) => {
@@ -92,21 +108,44 @@ t.test('a key acting is the actor, with its creator as actor user; the actor fil
   const role = await viaKey('POST', '/api/v1/rbac/roles', { name: 'By key', permissions: ['agents:read'] }) // recorded by the service
   const actor = { type: 'api_key', id: key.id, user_id: owner.userId }
   const events = await trail(a, owner.token)
-  const defaultEnv = (await a.request('GET', '/api/v1/projects', { token: owner.token })).body[0].environments.find((e: { is_default: boolean }) => e.is_default).id
+  const defaultEnv = (await a.request('GET', '/api/v1/projects', { token: owner.token })).body[0].environments.find(
+    (e: { is_default: boolean }) => e.is_default,
+  ).id
   t.not(defaultEnv, stagingId)
-  for (const [res, action] of [[created, 'api_key.created'], [role, 'role.created']] as const) {
-    t.match(events.find((e) => e.request_id === res.headers.get('x-request-id')), { action, actor, environment_id: defaultEnv, user_agent: 'key-client/1' })
+  for (const [res, action] of [
+    [created, 'api_key.created'],
+    [role, 'role.created'],
+  ] as const) {
+    t.match(
+      events.find((e) => e.request_id === res.headers.get('x-request-id')),
+      { action, actor, environment_id: defaultEnv, user_agent: 'key-client/1' },
+    )
   }
   const byKey = (await a.request('GET', `${AUDIT}?actor=${key.id}`, { token: owner.token })).body
-  t.same(byKey.map((e: { action: string }) => e.action), ['role.created', 'api_key.created'], 'actor=<key id> finds what the key did')
+  t.same(
+    byKey.map((e: { action: string }) => e.action),
+    ['role.created', 'api_key.created'],
+    'actor=<key id> finds what the key did',
+  )
   const byUser = (await a.request('GET', `${AUDIT}?actor=${owner.userId}`, { token: owner.token })).body
-  t.ok(byUser.length > 2 && byKey.every((k: { id: number }) => byUser.some((u: { id: number }) => u.id === k.id)), "actor=<user id> includes what the user's keys did")
+  t.ok(
+    byUser.length > 2 && byKey.every((k: { id: number }) => byUser.some((u: { id: number }) => u.id === k.id)),
+    "actor=<user id> includes what the user's keys did",
+  )
 })
 
 t.test("a nested route's event names the innermost path resource", async (t) => {
   const nested = defineRoute({
-    operationId: 'project_key_touch', method: 'post', path: '/api/v1/projects/{project_uuid}/keys/{key_id}/touch', auth: 'A', tag: 'Test', summary: 'x',
-    audit: { action: 'key.touched', resource: 'api_key' }, params: z.object({ project_uuid: z.uuid(), key_id: z.uuid() }), status: 204, handler: () => undefined,
+    operationId: 'project_key_touch',
+    method: 'post',
+    path: '/api/v1/projects/{project_uuid}/keys/{key_id}/touch',
+    auth: 'A',
+    tag: 'Test',
+    summary: 'x',
+    audit: { action: 'key.touched', resource: 'api_key' },
+    params: z.object({ project_uuid: z.uuid(), key_id: z.uuid() }),
+    status: 204,
+    handler: () => undefined,
   })
   const { a, owner } = await setup(t, await startTestApp({ extraRoutes: () => [nested] }))
   const project = await PARAM_FIXTURES.project_uuid!.create(a, owner)

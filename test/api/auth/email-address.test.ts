@@ -52,12 +52,15 @@ t.test('the schema itself agrees with the route on every case', async (t) => {
 t.test('an invitation takes the same email rule as registration', async (t) => {
   const owner = await register('owner@invite.example')
   t.equal(owner.status, 201)
-  const invite = (email: string) =>
-    app.request('POST', '/api/v1/rbac/invitations', { token: owner.body.access_token, body: { email, role_id: 3 } })
+  const invite = (email: string) => app.request('POST', '/api/v1/rbac/invitations', { token: owner.body.access_token, body: { email, role_id: 3 } })
   for (const email of REFUSED) {
     const res = await invite(email)
     t.equal(res.status, 422, email)
-    t.same(res.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'email']], `${email}: on the email`)
+    t.same(
+      res.body.detail.map((d: { loc: unknown[] }) => d.loc),
+      [['body', 'email']],
+      `${email}: on the email`,
+    )
   }
   t.equal((await invite('new.member@a-b.example')).status, 201)
 })

@@ -11,8 +11,7 @@ async function app(t: { teardown(fn: () => unknown): void }): Promise<TestApp> {
   return a
 }
 
-const mails = (a: TestApp, email: string, kind: string) =>
-  a.services.repos.mailOutbox.forRecipient(email).filter((m) => m.kind === kind)
+const mails = (a: TestApp, email: string, kind: string) => a.services.repos.mailOutbox.forRecipient(email).filter((m) => m.kind === kind)
 const post = (a: TestApp, path: string, body: unknown) => a.request('POST', `/api/v1/auth/${path}`, { body })
 const login = (a: TestApp, email: string, password: string) => post(a, 'login', { email, password })
 
@@ -70,7 +69,10 @@ t.test('resend-verification refuses an unknown locale and an anonymous caller', 
   const reg = await a.register('badlocale@example.com')
   const res = await a.request('POST', '/api/v1/auth/resend-verification?locale=xx', { token: reg.access_token })
   t.equal(res.status, 422)
-  t.same(res.body.detail.map((d: { loc: unknown }) => d.loc), [['query', 'locale']])
+  t.same(
+    res.body.detail.map((d: { loc: unknown }) => d.loc),
+    [['query', 'locale']],
+  )
   t.equal((await a.request('POST', '/api/v1/auth/resend-verification')).status, 401)
   t.equal(mails(a, 'badlocale@example.com', 'verify_email').length, 1)
 })

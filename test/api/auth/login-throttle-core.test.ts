@@ -43,20 +43,30 @@ t.test('the familiar-address memory is bounded, least recently used dropped firs
   for (const n of [1, 2, 3]) known.remember('a@example.com', `192.0.2.${n}`)
   known.remember('a@example.com', '192.0.2.1') // used again: now the newest
   known.remember('a@example.com', '192.0.2.4')
-  t.same([1, 2, 3, 4].map((n) => known.has('a@example.com', `192.0.2.${n}`)), [true, false, true, true])
+  t.same(
+    [1, 2, 3, 4].map((n) => known.has('a@example.com', `192.0.2.${n}`)),
+    [true, false, true, true],
+  )
 })
 
 t.test('a refused attempt gives back the tokens it took from the buckets before the one that refused', async (t) => {
   const { throttle, limiter } = build()
   // Spend the account ceiling from three other addresses.
   for (const n of [1, 2, 3]) throttle.failed(throttle.begin('a@example.com', `203.0.113.${n}`))
-  t.same(refusal(() => throttle.begin('a@example.com', '198.51.100.1')), { code: 'rate_limited', retryAfter: '60' })
+  t.same(
+    refusal(() => throttle.begin('a@example.com', '198.51.100.1')),
+    { code: 'rate_limited', retryAfter: '60' },
+  )
   t.ok(limiter.peek('login:address:198.51.100.1', RULES.perAddress).allowed)
   // Its per-account-address bucket is still full: two more tries would be allowed if the ceiling were not spent.
   throttle.provenAt('A@Example.com ', '198.51.100.1')
   throttle.failed(throttle.begin('a@example.com', '198.51.100.1'))
   throttle.failed(throttle.begin('a@example.com', '198.51.100.1'))
-  t.same(refusal(() => throttle.begin('a@example.com', '198.51.100.1')), { code: 'rate_limited', retryAfter: '60' }, 'then its own bucket refuses')
+  t.same(
+    refusal(() => throttle.begin('a@example.com', '198.51.100.1')),
+    { code: 'rate_limited', retryAfter: '60' },
+    'then its own bucket refuses',
+  )
 })
 
 t.test('a success gives back every token and makes the address familiar; failures report only the buckets they emptied', async (t) => {
@@ -65,9 +75,17 @@ t.test('a success gives back every token and makes the address familiar; failure
   t.ok(known.has('a@example.com', '192.0.2.1'))
   t.same(throttle.failed(throttle.begin('a@example.com', '192.0.2.1')), [])
   t.same(throttle.failed(throttle.begin('a@example.com', '192.0.2.1')), [{ scope: 'account_address', retryAfterS: 60 }])
-  t.same(throttle.failed(throttle.begin('a@example.com', '192.0.2.2')), [{ scope: 'account', retryAfterS: 60 }], 'the third failure overall empties the ceiling')
+  t.same(
+    throttle.failed(throttle.begin('a@example.com', '192.0.2.2')),
+    [{ scope: 'account', retryAfterS: 60 }],
+    'the third failure overall empties the ceiling',
+  )
   known.remember('a@example.com', '192.0.2.5')
   const past = throttle.begin('a@example.com', '192.0.2.5')
   t.ok(past.pastCeiling, 'a familiar address passes the spent ceiling')
-  t.same(past.taken.map(([scope]) => scope), ['account_address', 'address'], 'without a ceiling token to give back')
+  t.same(
+    past.taken.map(([scope]) => scope),
+    ['account_address', 'address'],
+    'without a ceiling token to give back',
+  )
 })

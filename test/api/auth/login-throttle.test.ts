@@ -26,7 +26,11 @@ async function victimWithHome(t: Test, a: TestApp) {
 const strangers = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `203.0.113.${from + i + 1}`)
 
 function auditRows(a: TestApp, action: string) {
-  return a.db.prepare('SELECT ip, resource_id, metadata FROM audit_events WHERE action = ? ORDER BY id').all(action) as { ip: string; resource_id: string | null; metadata: string | null }[]
+  return a.db.prepare('SELECT ip, resource_id, metadata FROM audit_events WHERE action = ? ORDER BY id').all(action) as {
+    ip: string
+    resource_id: string | null
+    metadata: string | null
+  }[]
 }
 
 t.test('the attacker at one address: ten failures, then 429 with Retry-After for that address, right password included', async (t) => {
@@ -77,7 +81,10 @@ t.test('guesses spread over many addresses are bounded by the account ceiling; a
 
   const home = await login(a, VICTIM, PASSWORD, VICTIM_ADDRESS)
   t.equal(home.status, 200, 'the owner at a familiar address gets through')
-  t.ok(a.logs.some((l) => l.includes('"login_past_ceiling"')), 'and that is logged')
+  t.ok(
+    a.logs.some((l) => l.includes('"login_past_ceiling"')),
+    'and that is logged',
+  )
   t.equal((await login(a, VICTIM, 'typo', VICTIM_ADDRESS)).status, 401, 'their failures are counted, not refused')
 
   ;(a.clock as ManualClock).advance(30_000)

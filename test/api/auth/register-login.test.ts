@@ -142,7 +142,12 @@ t.test('concurrent failed logins cannot outrun the per-account limit', async (t)
 })
 
 t.test('successful logins do not use up the allowance', async (t) => {
-  const a = await app(t, { OZAN_LOGIN_ACCOUNT_BURST: '2', OZAN_LOGIN_ACCOUNT_REFILL_PER_MIN: '1', OZAN_LOGIN_ADDRESS_BURST: '2', OZAN_LOGIN_ADDRESS_REFILL_PER_MIN: '1' })
+  const a = await app(t, {
+    OZAN_LOGIN_ACCOUNT_BURST: '2',
+    OZAN_LOGIN_ACCOUNT_REFILL_PER_MIN: '1',
+    OZAN_LOGIN_ADDRESS_BURST: '2',
+    OZAN_LOGIN_ADDRESS_REFILL_PER_MIN: '1',
+  })
   await a.register('steady@example.com')
   for (let i = 0; i < 5; i++) {
     const res = await a.request('POST', '/api/v1/auth/login', { body: { email: 'steady@example.com', password: PASSWORD } })

@@ -11,8 +11,7 @@ async function app(t: { teardown(fn: () => unknown): void }): Promise<TestApp> {
 }
 
 const me = (a: TestApp, token: string) => a.request('GET', '/api/v1/auth/me', { token })
-const refresh = (a: TestApp, refreshToken: string) =>
-  a.request('POST', '/api/v1/auth/refresh', { body: { refresh_token: refreshToken } })
+const refresh = (a: TestApp, refreshToken: string) => a.request('POST', '/api/v1/auth/refresh', { body: { refresh_token: refreshToken } })
 const login = (a: TestApp, email: string) => a.request('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })
 
 t.test('GET /auth/me answers for a bearer access token', async (t) => {

@@ -25,7 +25,10 @@ t.test('a call killed mid-way (SIGKILL) ends at its last recorded activity, with
   const file = path.join(t.testdir({}), 'ozan.db')
   // node itself with tsx's loader, not the tsx CLI: the CLI runs the script in a grandchild that a
   // SIGKILL of the CLI would leave running (and writing).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'crashing-call.ts'), file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'crashing-call.ts'), file], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   t.teardown(() => child.kill('SIGKILL'))
   const steps: Step[] = []
   let killedAt = 0
@@ -67,8 +70,15 @@ t.test('a call killed mid-way (SIGKILL) ends at its last recorded activity, with
   t.ok(killedAt - endedAt <= FLUSH_EVERY_MS + 500, `at most one flush period before the kill (${killedAt - endedAt} ms)`)
   t.equal(endedAt - startedAt, endedAt - (after['started_at'] as number), 'duration counts from the recorded start')
   const events = repos.sessions.events(callId)
-  t.same(events.filter((e) => e.kind.endsWith('_message')).map((e) => JSON.parse(e.data).text), ['Hello! What is your name?', 'My name is Alice.', 'Thank you. Anything else?'], 'the unflushed line is lost')
-  t.ok(events.slice(0, -1).every((e) => e.created_at >= startedAt && e.created_at <= lastEventAt), 'each event keeps the time it happened, not its batch’s (written ≥ 2 s later)')
+  t.same(
+    events.filter((e) => e.kind.endsWith('_message')).map((e) => JSON.parse(e.data).text),
+    ['Hello! What is your name?', 'My name is Alice.', 'Thank you. Anything else?'],
+    'the unflushed line is lost',
+  )
+  t.ok(
+    events.slice(0, -1).every((e) => e.created_at >= startedAt && e.created_at <= lastEventAt),
+    'each event keeps the time it happened, not its batch’s (written ≥ 2 s later)',
+  )
   t.match(events.at(-1), { kind: 'end', created_at: endedAt })
   t.same(JSON.parse(events.at(-1)!.data), { disposition: 'interrupted', reason: 'interrupted' })
   t.equal(repos.sessions.abandonLive(restartAt + 1).length, 0, 'a second start finds nothing to mark')
@@ -84,13 +94,27 @@ function recoveryFixture(t: { teardown(fn: () => unknown): void }) {
   const projectId = randomUUID()
   db.prepare('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, 0)').run(organizationId, 'Org', 0)
   db.prepare('INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, 1, 0)').run(projectId, organizationId, 'P')
-  db.prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', 0)").run(environmentId, organizationId, projectId)
+  db.prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', 0)").run(
+    environmentId,
+    organizationId,
+    projectId,
+  )
   const repos = createRepos(db)
   const session = (channel: 'web' | 'chat', startedAt: number) => {
     const id = randomUUID()
     repos.sessions.insert({
-      id, organization_id: organizationId, environment_id: environmentId, workflow_id: null, workflow_version: null, channel,
-      definition: '{}', config: '{}', state: '{}', started_by_user: null, started_by_key: null, started_at: startedAt,
+      id,
+      organization_id: organizationId,
+      environment_id: environmentId,
+      workflow_id: null,
+      workflow_version: null,
+      channel,
+      definition: '{}',
+      config: '{}',
+      state: '{}',
+      started_by_user: null,
+      started_by_key: null,
+      started_at: startedAt,
     })
     return id
   }
@@ -103,22 +127,35 @@ t.test('recovery: ended_at is the newest event’s own time, else the start; tur
   const T0 = 1_700_000_000_000
   const talked = f.session('web', T0)
   // Written in one flush at T0 + 6000, each event with the time it happened.
-  f.repos.sessions.appendEvents(talked, [
-    { kind: 'agent_message', data: { text: 'Hello', turn_id: 'turn-0' }, at: T0 + 400 },
-    { kind: 'user_message', data: { text: 'Hi', turn_id: 'turn-1' }, at: T0 + 3100 },
-    { kind: 'usage', data: { prompt_tokens: 7, completion_tokens: 3 }, at: T0 + 3600 },
-    { kind: 'agent_message', data: { text: 'Welcome', turn_id: 'turn-1' }, at: T0 + 4900 },
-    { kind: 'turn', data: { turn: 1, duration_ms: 650 }, at: T0 + 4900 },
-    { kind: 'user_message', data: { text: 'Bye', turn_id: 'turn-2' }, at: T0 + 5200 },
-    { kind: 'usage', data: { prompt_tokens: 5, completion_tokens: 2 }, at: T0 + 5300 },
-    { kind: 'agent_message', data: { text: 'Goodbye', turn_id: 'turn-2' }, at: T0 + 5600 },
-    { kind: 'turn', data: { turn: 2, duration_ms: 700 }, at: T0 + 5600 },
-  ], T0 + 6000, T0 + 5600)
+  f.repos.sessions.appendEvents(
+    talked,
+    [
+      { kind: 'agent_message', data: { text: 'Hello', turn_id: 'turn-0' }, at: T0 + 400 },
+      { kind: 'user_message', data: { text: 'Hi', turn_id: 'turn-1' }, at: T0 + 3100 },
+      { kind: 'usage', data: { prompt_tokens: 7, completion_tokens: 3 }, at: T0 + 3600 },
+      { kind: 'agent_message', data: { text: 'Welcome', turn_id: 'turn-1' }, at: T0 + 4900 },
+      { kind: 'turn', data: { turn: 1, duration_ms: 650 }, at: T0 + 4900 },
+      { kind: 'user_message', data: { text: 'Bye', turn_id: 'turn-2' }, at: T0 + 5200 },
+      { kind: 'usage', data: { prompt_tokens: 5, completion_tokens: 2 }, at: T0 + 5300 },
+      { kind: 'agent_message', data: { text: 'Goodbye', turn_id: 'turn-2' }, at: T0 + 5600 },
+      { kind: 'turn', data: { turn: 2, duration_ms: 700 }, at: T0 + 5600 },
+    ],
+    T0 + 6000,
+    T0 + 5600,
+  )
   const silent = f.session('web', T0 + 1000)
   const chat = f.session('chat', T0)
 
   t.equal(f.repos.sessions.abandonLive(T0 + 7_800).length, 2, 'the two web calls, not the chat session')
-  t.match(f.get(talked), { status: 'failed', error_code: 'interrupted', ended_at: T0 + 5600, turn_count: 2, prompt_tokens: 12, completion_tokens: 5, updated_at: T0 + 7_800 })
+  t.match(f.get(talked), {
+    status: 'failed',
+    error_code: 'interrupted',
+    ended_at: T0 + 5600,
+    turn_count: 2,
+    prompt_tokens: 12,
+    completion_tokens: 5,
+    updated_at: T0 + 7_800,
+  })
   t.match(f.get(silent), { status: 'failed', ended_at: T0 + 1000, turn_count: 0, prompt_tokens: 0 }, 'nothing recorded: ended at its start (duration 0)')
   t.match(f.get(chat), { status: 'active', ended_at: null })
   t.match(f.repos.sessions.events(talked).at(-1), { kind: 'end', created_at: T0 + 5600 })
@@ -129,12 +166,17 @@ t.test('recovery: each abandoned call still sends its session.completed, built f
   const T0 = 1_700_000_000_000
   const id = f.session('web', T0)
   f.db.prepare('UPDATE sessions SET state = ? WHERE id = ?').run(JSON.stringify({ variables: { name: 'Alice' } }), id)
-  f.repos.sessions.appendEvents(id, [
-    { kind: 'agent_message', data: { text: 'Hello! What is your name?', turn_id: 'turn-0' }, at: T0 + 400 },
-    { kind: 'user_message', data: { text: 'Alice', turn_id: 'turn-1' }, at: T0 + 3100 },
-    { kind: 'agent_message', data: { text: 'Thank you, Alice.', turn_id: 'turn-1' }, at: T0 + 4900 },
-    { kind: 'turn', data: { turn: 1, duration_ms: 650, engine_ms: 4 }, at: T0 + 4900 },
-  ], T0 + 6000, T0 + 5000)
+  f.repos.sessions.appendEvents(
+    id,
+    [
+      { kind: 'agent_message', data: { text: 'Hello! What is your name?', turn_id: 'turn-0' }, at: T0 + 400 },
+      { kind: 'user_message', data: { text: 'Alice', turn_id: 'turn-1' }, at: T0 + 3100 },
+      { kind: 'agent_message', data: { text: 'Thank you, Alice.', turn_id: 'turn-1' }, at: T0 + 4900 },
+      { kind: 'turn', data: { turn: 1, duration_ms: 650, engine_ms: 4 }, at: T0 + 4900 },
+    ],
+    T0 + 6000,
+    T0 + 5000,
+  )
   f.session('chat', T0)
   const published: DomainEvent[] = []
   const bus = new InProcessBus()
@@ -145,8 +187,16 @@ t.test('recovery: each abandoned call still sends its session.completed, built f
     type: 'session.completed',
     occurredAt: T0 + 5000,
     data: {
-      session_uuid: id, channel: 'web', status: 'failed', disposition: 'interrupted', duration_ms: 5000,
-      transcript: [{ role: 'assistant', text: 'Hello! What is your name?' }, { role: 'user', text: 'Alice' }, { role: 'assistant', text: 'Thank you, Alice.' }],
+      session_uuid: id,
+      channel: 'web',
+      status: 'failed',
+      disposition: 'interrupted',
+      duration_ms: 5000,
+      transcript: [
+        { role: 'assistant', text: 'Hello! What is your name?' },
+        { role: 'user', text: 'Alice' },
+        { role: 'assistant', text: 'Thank you, Alice.' },
+      ],
       variables: { name: 'Alice' },
       latency: { turns: [{ turn: 1, duration_ms: 650, engine_ms: 4 }], average_turn_ms: 650 },
     },
@@ -167,19 +217,29 @@ t.test('recovery: a live mark later than the newest event wins', async (t) => {
 })
 
 for (const kind of ['ws', 'uws'] as const) {
-  t.test(`${kind}: ${MAX_CONSECUTIVE_ERRORS} malformed messages (4400) are recorded as protocol_error, failed, with the close code`, { skip, timeout: 60_000 }, async (t) => {
-    const s = await callScene(t, {}, kind)
-    await s.storeDeepgram()
-    const minted = expectStatus(await s.mint(await s.agent()), 201, 'mint')
-    const c = await s.connect(minted.ws_url)
-    const hello = await c.event((e) => e.type === 'hello')
-    for (let i = 0; i < MAX_CONSECUTIVE_ERRORS; i++) c.ws.send('{')
-    t.same(await c.closed, { code: 4400, reason: 'protocol_error' })
-    const detail = await recorded(t, s, String(hello['call_id']))
-    t.match(detail, { status: 'failed', disposition: 'protocol_error', error_code: 'protocol_error' })
-    t.match(detail.events.find((e: { kind: string }) => e.kind === 'end'), { data: { reason: 'protocol_error', close_code: 4400 } })
-    t.match(detail.events.find((e: { kind: string }) => e.kind === 'call_ended'), { data: { reason: 'protocol_error' } })
-  })
+  t.test(
+    `${kind}: ${MAX_CONSECUTIVE_ERRORS} malformed messages (4400) are recorded as protocol_error, failed, with the close code`,
+    { skip, timeout: 60_000 },
+    async (t) => {
+      const s = await callScene(t, {}, kind)
+      await s.storeDeepgram()
+      const minted = expectStatus(await s.mint(await s.agent()), 201, 'mint')
+      const c = await s.connect(minted.ws_url)
+      const hello = await c.event((e) => e.type === 'hello')
+      for (let i = 0; i < MAX_CONSECUTIVE_ERRORS; i++) c.ws.send('{')
+      t.same(await c.closed, { code: 4400, reason: 'protocol_error' })
+      const detail = await recorded(t, s, String(hello['call_id']))
+      t.match(detail, { status: 'failed', disposition: 'protocol_error', error_code: 'protocol_error' })
+      t.match(
+        detail.events.find((e: { kind: string }) => e.kind === 'end'),
+        { data: { reason: 'protocol_error', close_code: 4400 } },
+      )
+      t.match(
+        detail.events.find((e: { kind: string }) => e.kind === 'call_ended'),
+        { data: { reason: 'protocol_error' } },
+      )
+    },
+  )
 
   t.test(`${kind}: invalid UTF-8 in a text message is recorded as protocol_error with close code 1007`, { skip, timeout: 60_000 }, async (t) => {
     const s = await callScene(t, {}, kind)
@@ -192,7 +252,10 @@ for (const kind of ['ws', 'uws'] as const) {
     t.equal((await c.closed).code, kind === 'ws' ? 1007 : 1006)
     const detail = await recorded(t, s, String(hello['call_id']))
     t.match(detail, { status: 'failed', disposition: 'protocol_error', error_code: 'protocol_error' })
-    t.match(detail.events.find((e: { kind: string }) => e.kind === 'end'), { data: { reason: 'protocol_error', close_code: 1007 } })
+    t.match(
+      detail.events.find((e: { kind: string }) => e.kind === 'end'),
+      { data: { reason: 'protocol_error', close_code: 1007 } },
+    )
   })
 }
 
@@ -205,7 +268,10 @@ t.test('a caller who goes away without a close frame is still recorded as droppe
   c.ws.terminate()
   const detail = await recorded(t, s, String(hello['call_id']))
   t.match(detail, { status: 'completed', disposition: 'dropped', error_code: null })
-  t.match(detail.events.find((e: { kind: string }) => e.kind === 'end'), { data: { reason: 'dropped', close_code: 1006 } })
+  t.match(
+    detail.events.find((e: { kind: string }) => e.kind === 'end'),
+    { data: { reason: 'dropped', close_code: 1006 } },
+  )
 })
 
 /** The call's detail once its record is written (the engine writes it just after the close). */

@@ -13,7 +13,8 @@ async function scene(t: Test) {
   const a = await startTestApp()
   t.teardown(() => a.close())
   const owner = await newOwner(a)
-  const send = (method: string, path: string, body?: unknown, as: Actor = owner) => a.request(method, path, { token: as.token, ...(body !== undefined && { body }) })
+  const send = (method: string, path: string, body?: unknown, as: Actor = owner) =>
+    a.request(method, path, { token: as.token, ...(body !== undefined && { body }) })
   const agent = async (name = 'Front desk', as: Actor = owner) => {
     const id = expectStatus(await send('POST', W, { name }, as), 201, 'create agent').id as string
     expectStatus(await send('PUT', `${W}/${id}/definition`, CALL_GRAPH, as), 200, 'definition')
@@ -29,7 +30,15 @@ t.test('a chat call of a saved agent: opening, messages, detail, events on the b
   t.teardown(s.a.services.bus.subscribe((e) => void seen.push(e)))
   const id = await s.agent()
   const created = expectStatus(await s.send('POST', C, { channel: 'chat', workflow_uuid: id, variables: { other: 'x' } }), 201, 'create')
-  t.match(created, { channel: 'chat', status: 'active', workflow_uuid: id, version: 1, transient: false, messages: ['Hello! Welcome to the demo line.', 'What is your name?'], ended: false })
+  t.match(created, {
+    channel: 'chat',
+    status: 'active',
+    workflow_uuid: id,
+    version: 1,
+    transient: false,
+    messages: ['Hello! Welcome to the demo line.', 'What is your name?'],
+    ended: false,
+  })
   t.notOk('token' in created || 'ws_url' in created, 'a chat call has no socket')
   const call = created.call_uuid as string
 
@@ -39,13 +48,25 @@ t.test('a chat call of a saved agent: opening, messages, detail, events on the b
   expectStatus(await s.send('GET', `${W}/${id}/sessions/${call}`), 200, 'as a session')
 
   const detail = expectStatus(await s.send('GET', `${C}/${call}`), 200, 'detail')
-  t.match(detail, { call_uuid: call, channel: 'chat', status: 'active', workflow_name: 'Front desk', turn_count: 2, ended_at: null, duration_ms: null, variables: { name: 'Ayşe Yılmaz' } })
-  t.same(detail.transcript.map((l: { role: string; text: string }) => [l.role, l.text]), [
-    ['assistant', 'Hello! Welcome to the demo line.'],
-    ['assistant', 'What is your name?'],
-    ['user', 'Ayşe Yılmaz'],
-    ['assistant', 'Thank you. Anything else?'],
-  ])
+  t.match(detail, {
+    call_uuid: call,
+    channel: 'chat',
+    status: 'active',
+    workflow_name: 'Front desk',
+    turn_count: 2,
+    ended_at: null,
+    duration_ms: null,
+    variables: { name: 'Ayşe Yılmaz' },
+  })
+  t.same(
+    detail.transcript.map((l: { role: string; text: string }) => [l.role, l.text]),
+    [
+      ['assistant', 'Hello! Welcome to the demo line.'],
+      ['assistant', 'What is your name?'],
+      ['user', 'Ayşe Yılmaz'],
+      ['assistant', 'Thank you. Anything else?'],
+    ],
+  )
   t.equal(detail.latency.turns.length, 2)
   t.same(detail.cost, { prompt_tokens: 0, completion_tokens: 0, amount_minor: null, currency: null })
   t.ok(seen.some((e) => e.type === 'session.started' && e.data['session_uuid'] === call))
@@ -64,7 +85,10 @@ t.test('a transient agent runs as given and is not saved; an invalid one is a po
   const broken = { ...CALL_GRAPH, edges: [...CALL_GRAPH.edges, { id: 'e9', source: 'start', target: 'nowhere' }] }
   const bad = await s.send('POST', C, { channel: 'chat', agent: { definition: broken } })
   t.equal(bad.status, 422)
-  t.ok(bad.body.detail.some((d: { loc: unknown[] }) => d.loc.slice(0, 3).join('.') === 'body.agent.definition'), JSON.stringify(bad.body.detail))
+  t.ok(
+    bad.body.detail.some((d: { loc: unknown[] }) => d.loc.slice(0, 3).join('.') === 'body.agent.definition'),
+    JSON.stringify(bad.body.detail),
+  )
 })
 
 t.test('bad requests: both or neither agent, phone, unknown or unpublished agent, another organization', async (t) => {
@@ -75,7 +99,10 @@ t.test('bad requests: both or neither agent, phone, unknown or unpublished agent
   t.match(both.body.detail, [{ loc: ['body', 'workflow_uuid'], msg: /exactly one/ }])
   t.equal((await s.send('POST', C, { channel: 'chat' })).status, 422)
   t.match(await s.send('POST', C, { channel: 'fax', workflow_uuid: id }), { status: 422 })
-  t.match(await s.send('POST', C, { channel: 'phone', workflow_uuid: id, to: '+905551112233' }), { status: 400, body: { error: { code: 'telephony_not_configured' } } })
+  t.match(await s.send('POST', C, { channel: 'phone', workflow_uuid: id, to: '+905551112233' }), {
+    status: 400,
+    body: { error: { code: 'telephony_not_configured' } },
+  })
   const draft = expectStatus(await s.send('POST', W, { name: 'Draft only' }), 201, 'draft').id
   t.match(await s.send('POST', C, { channel: 'chat', workflow_uuid: draft }), { status: 409, body: { error: { code: 'no_published_version' } } })
   t.match(await s.send('POST', C, { channel: 'chat', workflow_uuid: '00000000-0000-4000-8000-000000000000' }), { status: 404 })
@@ -83,7 +110,11 @@ t.test('bad requests: both or neither agent, phone, unknown or unpublished agent
   const other = await newOwner(s.a)
   t.match(await s.send('POST', C, { channel: 'chat', workflow_uuid: id }, other), { status: 404 }, "another organization's agent is not found")
   const call = expectStatus(await s.send('POST', C, { channel: 'chat', workflow_uuid: id }), 201, 'mine').call_uuid
-  for (const [method, path, body] of [['GET', `${C}/${call}`], ['POST', `${C}/${call}/messages`, { text: 'x' }], ['POST', `${C}/${call}/control`, { action: 'end' }]] as const) {
+  for (const [method, path, body] of [
+    ['GET', `${C}/${call}`],
+    ['POST', `${C}/${call}/messages`, { text: 'x' }],
+    ['POST', `${C}/${call}/control`, { action: 'end' }],
+  ] as const) {
     t.match(await s.send(method, path, body, other), { status: 404, body: { error: { code: 'not_found' } } }, `${method} ${path} from another organization`)
   }
   t.equal(expectStatus(await s.send('GET', C, undefined, other), 200, 'their list').total, 0)
@@ -113,7 +144,14 @@ t.test('control of a chat call: say adds a line, end closes it, then receivers i
   t.match(after, { status: 'completed', disposition: 'transfer' })
   t.ok(after.events.some((e: { kind: string; data: { target?: string } }) => e.kind === 'transfer' && e.data.target === '+905551112233'))
 
-  for (const bad of [{ action: 'say' }, { action: 'say', text: '   ' }, { action: 'transfer' }, { action: 'dance' }, { action: 'end', immediately: 'yes' }, { action: 'end', extra: 1 }]) {
+  for (const bad of [
+    { action: 'say' },
+    { action: 'say', text: '   ' },
+    { action: 'transfer' },
+    { action: 'dance' },
+    { action: 'end', immediately: 'yes' },
+    { action: 'end', extra: 1 },
+  ]) {
     t.equal((await s.send('POST', `${C}/${call}/control`, bad)).status, 422, JSON.stringify(bad))
   }
 })
@@ -157,7 +195,16 @@ t.test('GET /calls: channel, status, q, since/until, limit and offset', async (t
   t.same(await ids('?channel=chat&limit=1&offset=1'), [c2])
   t.match(expectStatus(await page('?limit=1'), 200, 'limit'), { total: 4, limit: 1 })
 
-  for (const q of ['?limit=101', '?limit=0', '?offset=-1', '?channel=phone', '?status=live', '?since=yesterday', `?since=${encodeURIComponent(t1)}&until=${encodeURIComponent(t1)}`, `?q=${'x'.repeat(201)}`]) {
+  for (const q of [
+    '?limit=101',
+    '?limit=0',
+    '?offset=-1',
+    '?channel=phone',
+    '?status=live',
+    '?since=yesterday',
+    `?since=${encodeURIComponent(t1)}&until=${encodeURIComponent(t1)}`,
+    `?q=${'x'.repeat(201)}`,
+  ]) {
     t.equal((await page(q)).status, 422, q)
   }
 })

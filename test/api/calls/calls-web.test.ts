@@ -12,7 +12,8 @@ import { CALL_GRAPH, VOICE_CONFIG, callScene } from './fixtures.js'
 
 const C = '/api/v1/calls'
 const skip = await skipWithoutEspeak()
-const agentLine = (text: string | RegExp) => (e: Event) => e.type === 'transcript' && e['role'] === 'agent' && e['final'] === true && (typeof text === 'string' ? e['text'] === text : text.test(String(e['text'])))
+const agentLine = (text: string | RegExp) => (e: Event) =>
+  e.type === 'transcript' && e['role'] === 'agent' && e['final'] === true && (typeof text === 'string' ? e['text'] === text : text.test(String(e['text'])))
 
 t.test('pending → connected → say (queued, then cutting) → end: receivers 1 live, 0 after; recorded', { skip, timeout: 90_000 }, async (t) => {
   const s = await callScene(t)
@@ -20,11 +21,19 @@ t.test('pending → connected → say (queued, then cutting) → end: receivers 
   t.teardown(s.a.services.bus.subscribe((e) => void seen.push(e)))
   await s.storeDeepgram()
   const id = await s.agent()
-  const created = expectStatus(await s.a.request('POST', C, { token: s.owner.token, body: { channel: 'web', workflow_uuid: id, variables: { other: 'none' } } }), 201, 'create')
+  const created = expectStatus(
+    await s.a.request('POST', C, { token: s.owner.token, body: { channel: 'web', workflow_uuid: id, variables: { other: 'none' } } }),
+    201,
+    'create',
+  )
   t.match(created, { channel: 'web', status: 'pending', workflow_uuid: id, transient: false })
   const call = created.call_uuid as string
   t.match(expectStatus(await s.a.request('GET', `${C}/${call}`, { token: s.owner.token }), 200, 'pending'), { status: 'pending', ended_at: null })
-  t.same(expectStatus(await s.a.request('POST', `${C}/${call}/control`, { token: s.owner.token, body: { action: 'end' } }), 202, 'control pending'), { receivers: 0 }, 'no worker holds a pending call')
+  t.same(
+    expectStatus(await s.a.request('POST', `${C}/${call}/control`, { token: s.owner.token, body: { action: 'end' } }), 202, 'control pending'),
+    { receivers: 0 },
+    'no worker holds a pending call',
+  )
 
   const c = await s.connect(created.ws_url)
   c.keepBinaries = false
@@ -39,18 +48,31 @@ t.test('pending → connected → say (queued, then cutting) → end: receivers 
   t.same(expectStatus(await control({ action: 'say', text: 'Calls may be recorded.' }), 202, 'say'), { receivers: 1 })
   await c.event(agentLine(/What is your name\?$/), 15_000)
   await c.event(agentLine('Calls may be recorded.'), 15_000)
-  t.notOk(c.events.some((e) => e.type === 'clear'), 'nothing was cut')
+  t.notOk(
+    c.events.some((e) => e.type === 'clear'),
+    'nothing was cut',
+  )
   // Written in batches while the call runs: the detail follows it, and each written line is announced.
   const liveDetail = async () => expectStatus(await s.a.request('GET', `${C}/${call}`, { token: s.owner.token }), 200, 'live detail')
   await c.until(() => seen.some((e) => e.type === 'transcript.updated' && e.data['text'] === 'Calls may be recorded.'), 5000)
   const live = await liveDetail()
   t.equal(live.status, 'active')
-  t.ok(live.transcript.some((l: { text: string }) => l.text === 'Calls may be recorded.'), 'the line is stored while the call is live')
+  t.ok(
+    live.transcript.some((l: { text: string }) => l.text === 'Calls may be recorded.'),
+    'the line is stored while the call is live',
+  )
   t.notOk(seen.some((e) => e.type === 'session.completed'))
 
   // Cutting: a long line, interrupted by another once it is audible.
   const before = c.binaryBytes
-  expectStatus(await control({ action: 'say', text: 'Our opening hours are nine to five on weekdays and ten to two on Saturdays, closed on Sundays and public holidays.' }), 202, 'long')
+  expectStatus(
+    await control({
+      action: 'say',
+      text: 'Our opening hours are nine to five on weekdays and ten to two on Saturdays, closed on Sundays and public holidays.',
+    }),
+    202,
+    'long',
+  )
   // A second and a half of the line has arrived (it runs for several): "Our opening hours" has
   // been heard, by its share of the line's whole audio (which playout knows once TTS has sent it).
   await c.until(() => c.binaryBytes - before > 48_000, 15_000)
@@ -58,7 +80,10 @@ t.test('pending → connected → say (queued, then cutting) → end: receivers 
   const cut = await c.event((e) => e.type === 'transcript' && e['role'] === 'agent' && e['interrupted'] === true, 5000)
   t.match(String(cut['text']), /^Our opening hours/, 'the cut line keeps what was heard')
   t.ok(String(cut['text']).length < 100, `only the heard part: "${cut['text']}"`)
-  t.ok(c.events.some((e) => e.type === 'clear'), 'the client was told to drop buffered audio')
+  t.ok(
+    c.events.some((e) => e.type === 'clear'),
+    'the client was told to drop buffered audio',
+  )
   await c.event(agentLine('Sorry, one moment.'), 15_000)
 
   t.same(expectStatus(await control({ action: 'end', immediately: true }), 202, 'end'), { receivers: 1 })
@@ -69,10 +94,16 @@ t.test('pending → connected → say (queued, then cutting) → end: receivers 
   await c.until(() => seen.some((e) => e.type === 'session.completed'), 5000)
   const detail = expectStatus(await s.a.request('GET', `${C}/${call}`, { token: s.owner.token }), 200, 'detail')
   t.match(detail, { status: 'completed', disposition: 'ended_by_api', channel: 'web', variables: { other: 'none' } })
-  t.ok(detail.transcript.some((l: { text: string; interrupted: boolean }) => l.interrupted && /^Our opening hours/.test(l.text)), 'interrupted line recorded as heard')
+  t.ok(
+    detail.transcript.some((l: { text: string; interrupted: boolean }) => l.interrupted && /^Our opening hours/.test(l.text)),
+    'interrupted line recorded as heard',
+  )
   t.ok(detail.events.some((e: { kind: string }) => e.kind === 'control'))
   const listed = expectStatus(await s.a.request('GET', `${C}?channel=calls`, { token: s.owner.token }), 200, 'list')
-  t.same(listed.items.map((i: { call_uuid: string }) => i.call_uuid), [call])
+  t.same(
+    listed.items.map((i: { call_uuid: string }) => i.call_uuid),
+    [call],
+  )
 })
 
 t.test('transfer ends a web call with a transfer event; a transient agent runs over the socket', { skip, timeout: 60_000 }, async (t) => {
@@ -84,12 +115,18 @@ t.test('transfer ends a web call with a transfer event; a transient agent runs o
   const c = await s.connect(created.ws_url)
   c.keepBinaries = false
   await c.event(agentLine(/^Hello! Welcome to the demo line\./), 15_000)
-  const res = await s.a.request('POST', `${C}/${created.call_uuid}/control`, { token: s.owner.token, body: { action: 'transfer', target: 'sip:desk@example.com' } })
+  const res = await s.a.request('POST', `${C}/${created.call_uuid}/control`, {
+    token: s.owner.token,
+    body: { action: 'transfer', target: 'sip:desk@example.com' },
+  })
   t.same(expectStatus(res, 202, 'transfer'), { receivers: 1 })
   t.equal((await c.closed).code, 1000)
   const tail = c.events.slice(-3).map((e) => e.type)
   t.same(tail, ['transfer', 'status', 'ended'])
-  t.match(c.events.find((e) => e.type === 'transfer'), { target: 'sip:desk@example.com' })
+  t.match(
+    c.events.find((e) => e.type === 'transfer'),
+    { target: 'sip:desk@example.com' },
+  )
   t.match(c.events.at(-1), { reason: 'transfer' })
   let detail
   for (let i = 0; i < 100; i++) {
@@ -148,7 +185,10 @@ t.test('mute: caller audio counts as silence until unmuted', { skip, timeout: 90
   s.dg.script('My name is Alice.')
   await mic.say(alice)
   await new Promise((r) => setTimeout(r, 1500))
-  t.notOk(c.events.some((e) => e.type === 'transcript' && e['role'] === 'user'), 'nothing heard while muted')
+  t.notOk(
+    c.events.some((e) => e.type === 'transcript' && e['role'] === 'user'),
+    'nothing heard while muted',
+  )
   c.ws.send(JSON.stringify({ type: 'mute', muted: false }))
   await mic.say(alice)
   t.equal((await c.event((e) => e.type === 'transcript' && e['role'] === 'user' && e['final'] === true, 10_000))['text'], 'My name is Alice.')

@@ -20,13 +20,28 @@ const projectId = randomUUID()
 const environmentId = randomUUID()
 db.prepare('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(organizationId, 'Org', now, now)
 db.prepare('INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, 1, ?)').run(projectId, organizationId, 'P', now)
-db.prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', ?)").run(environmentId, organizationId, projectId, now)
+db.prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', ?)").run(
+  environmentId,
+  organizationId,
+  projectId,
+  now,
+)
 
 const callId = randomUUID()
 const recorder = new SessionCallRecorder({
-  repos: createRepos(db), bus: new InProcessBus(), clock: systemClock, logger: createLogger('silent'), organizationId, environmentId,
-  workflowId: null, version: null, definition: JSON.stringify(CALL_GRAPH), config: JSON.stringify(VOICE_CONFIG),
-  initial: initialState(Definition.parse(CALL_GRAPH), {}), callId, pending: false,
+  repos: createRepos(db),
+  bus: new InProcessBus(),
+  clock: systemClock,
+  logger: createLogger('silent'),
+  organizationId,
+  environmentId,
+  workflowId: null,
+  version: null,
+  definition: JSON.stringify(CALL_GRAPH),
+  config: JSON.stringify(VOICE_CONFIG),
+  initial: initialState(Definition.parse(CALL_GRAPH), {}),
+  callId,
+  pending: false,
 })
 const say = (line: string) => process.stdout.write(`${line}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -42,7 +57,15 @@ recorder.event('usage', { prompt_tokens: 12, completion_tokens: 5 })
 await sleep(200)
 recorder.transcript('agent', 'Thank you. Anything else?', { interrupted: false, turnId: 'turn-1' })
 recorder.metrics({
-  turnId: 'turn-1', endpointingMs: 300, sttMs: 120, llmFirstTokenMs: null, ttsFirstByteMs: 40, engineMs: 90, voiceToVoiceMs: 700, bargeInStopMs: null, interrupted: false,
+  turnId: 'turn-1',
+  endpointingMs: 300,
+  sttMs: 120,
+  llmFirstTokenMs: null,
+  ttsFirstByteMs: 40,
+  engineMs: 90,
+  voiceToVoiceMs: 700,
+  bargeInStopMs: null,
+  interrupted: false,
 })
 const lastEventAt = Date.now()
 while (count() < 5) await sleep(20)

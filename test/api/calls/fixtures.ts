@@ -9,7 +9,10 @@ export const W = '/api/v1/workflows'
 
 /** Greets, asks a name, thanks by name, and ends: no LLM. */
 export const CALL_GRAPH = {
-  variables: [{ name: 'name', type: 'string' }, { name: 'other', type: 'string' }],
+  variables: [
+    { name: 'name', type: 'string' },
+    { name: 'other', type: 'string' },
+  ],
   nodes: [
     { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hello! Welcome to the demo line.' } } },
     { id: 'ask_name', type: 'collect', data: { variable: 'name', value_type: 'text', prompt: 'What is your name?', max_attempts: 3 } },
@@ -43,7 +46,13 @@ export async function callScene(t: { teardown(fn: () => unknown): void }, env: R
   const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
   t.teardown(() => dg.close())
   const a = await startTestApp({ env: { OZAN_ENGINE_SOCKET: socket, OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8', ...env } })
-  const engine = await startEngine({ services: a.services, config: loadConfig({ OZAN_ENGINE_SOCKET: socket }), logger: createLogger('silent'), host: '127.0.0.1', port: 0 })
+  const engine = await startEngine({
+    services: a.services,
+    config: loadConfig({ OZAN_ENGINE_SOCKET: socket }),
+    logger: createLogger('silent'),
+    host: '127.0.0.1',
+    port: 0,
+  })
   // Engine first (live calls are recorded), then the app and its database.
   t.teardown(async () => {
     await engine.close()
@@ -57,8 +66,13 @@ export async function callScene(t: { teardown(fn: () => unknown): void }, env: R
     expectStatus(await a.request('PUT', '/api/v1/credentials', { token: as.token, body }), 200, 'store deepgram credential')
   }
   return {
-    a, owner, engine, dg, storeDeepgram,
-    mint: (workflowId, as = { token: owner.token }, body = {}) => a.request('POST', '/api/v1/calls/web-token', { ...as, body: { workflow_uuid: workflowId, ...body } }),
+    a,
+    owner,
+    engine,
+    dg,
+    storeDeepgram,
+    mint: (workflowId, as = { token: owner.token }, body = {}) =>
+      a.request('POST', '/api/v1/calls/web-token', { ...as, body: { workflow_uuid: workflowId, ...body } }),
     async connect(wsUrl) {
       const c = TestClient.connect(wsUrl)
       clients.push(c)

@@ -23,7 +23,11 @@ const AGENT = {
   definition: {
     nodes: [
       { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hello, this is the front desk.' } } },
-      { id: 'chat', type: 'conversation', data: { prompt: 'You answer callers of a repair shop. Tell the team on Slack when asked.', tools: [{ integration: 'slack', action: 'post_message' }] } },
+      {
+        id: 'chat',
+        type: 'conversation',
+        data: { prompt: 'You answer callers of a repair shop. Tell the team on Slack when asked.', tools: [{ integration: 'slack', action: 'post_message' }] },
+      },
       { id: 'bye', type: 'end', data: { message: 'Goodbye.' } },
     ],
     edges: [
@@ -44,7 +48,14 @@ t.test('an LLM voice agent over uWS: tool call, barge-in, end by control; record
   const seen: DomainEvent[] = []
   t.teardown(s.a.services.bus.subscribe((e) => void seen.push(e)))
   await s.storeDeepgram()
-  expectStatus(await s.a.request('PUT', '/api/v1/credentials', { token: s.owner.token, body: { provider: 'slack', fields: { bot_token: 'xoxb-e2e', base_url: slack.url } } }), 200, 'slack credential')
+  expectStatus(
+    await s.a.request('PUT', '/api/v1/credentials', {
+      token: s.owner.token,
+      body: { provider: 'slack', fields: { bot_token: 'xoxb-e2e', base_url: slack.url } },
+    }),
+    200,
+    'slack credential',
+  )
   const id = expectStatus(await s.a.request('POST', W, { token: s.owner.token, body: { name: 'Repair shop', ...AGENT } }), 201, 'agent').id as string
   expectStatus(await s.a.request('POST', `${W}/${id}/publish`, { token: s.owner.token }), 200, 'publish')
   const [late, hours, wait, thanks] = await Promise.all([
@@ -68,13 +79,17 @@ t.test('an LLM voice agent over uWS: tool call, barge-in, end by control; record
   // Replies are keyed by the words: the engine also speculates on partial transcripts, and those
   // requests (dropped when the final says more) must not take a reply meant for the turn.
   const late1 = 'Please tell the team I am running late.'
-  llm.script({ forUser: late1, toolCalls: [{ name: 'slack__post_message', arguments: { channel: '#general', text: 'The caller is running late.' }, fragments: 3 }] }, { forUser: late1, text: ['Done, ', 'I told the team.'] })
+  llm.script(
+    { forUser: late1, toolCalls: [{ name: 'slack__post_message', arguments: { channel: '#general', text: 'The caller is running late.' }, fragments: 3 }] },
+    { forUser: late1, text: ['Done, ', 'I told the team.'] },
+  )
   await mic.say(late)
   t.equal((await c.event(final('user', 'turn-1'), 10_000))['text'], 'Please tell the team I am running late.')
   t.equal((await c.event(final('agent', 'turn-1'), 20_000))['text'], 'Done, I told the team.')
   t.match(slack.messages, [{ text: 'The caller is running late.' }], 'the tool really ran')
   const m1 = await c.event((e) => e.type === 'metrics' && e['turn_id'] === 'turn-1', 5000)
-  for (const k of ['endpointing_ms', 'stt_ms', 'llm_first_token_ms', 'tts_first_byte_ms', 'engine_ms', 'voice_to_voice_ms']) t.type(m1[k], 'number', `metrics.${k}`)
+  for (const k of ['endpointing_ms', 'stt_ms', 'llm_first_token_ms', 'tts_first_byte_ms', 'engine_ms', 'voice_to_voice_ms'])
+    t.type(m1[k], 'number', `metrics.${k}`)
   await c.event((e) => e.type === 'status' && e['status'] === 'listening' && c.events.indexOf(e) > c.events.indexOf(m1), 10_000)
 
   // Turn 2: a long answer, cut by the caller a second in.
@@ -92,10 +107,19 @@ t.test('an LLM voice agent over uWS: tool call, barge-in, end by control; record
   t.ok(HOURS.startsWith(String(cut['text'])) && String(cut['text']).length < HOURS.length, `only the heard words: "${cut['text']}"`)
   t.type((await c.event((e) => e.type === 'metrics' && e['turn_id'] === 'turn-2', 5000))['barge_in_stop_ms'], 'number', 'the barge-in stop is measured')
   t.equal((await c.event(final('agent', 'turn-3'), 20_000))['text'], 'On Saturdays we are open from ten to two.')
-  const lastUserTurn = llm.requests.at(-1)!.messages.filter((m) => m.role === 'user').at(-1)
+  const lastUserTurn = llm.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === 'user')
+    .at(-1)
   t.match(lastUserTurn, { content: /Saturday/ }, 'the model heard the interruption')
-  const history = llm.requests.at(-1)!.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string').map((m) => m.content as string)
-  t.ok(history.some((h) => h === cut['text']), `the model’s history holds only what the caller heard of the cut reply: ${JSON.stringify(history)}`)
+  const history = llm.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string')
+    .map((m) => m.content as string)
+  t.ok(
+    history.some((h) => h === cut['text']),
+    `the model’s history holds only what the caller heard of the cut reply: ${JSON.stringify(history)}`,
+  )
 
   // End by control, after the caller's thanks is answered.
   await c.event((e) => e.type === 'status' && e['status'] === 'listening' && c.events.indexOf(e) > c.events.indexOf(cut), 15_000)
@@ -110,13 +134,26 @@ t.test('an LLM voice agent over uWS: tool call, barge-in, end by control; record
 
   await c.until(() => seen.some((e) => e.type === 'session.completed'), 5000)
   const called = seen.filter((e) => e.type === 'function.called')
-  t.match(called, [{ data: { session_uuid: call, workflow_uuid: id, integration: 'slack', action: 'post_message', input: { channel: '#general', text: 'The caller is running late.' } } }])
+  t.match(called, [
+    {
+      data: {
+        session_uuid: call,
+        workflow_uuid: id,
+        integration: 'slack',
+        action: 'post_message',
+        input: { channel: '#general', text: 'The caller is running late.' },
+      },
+    },
+  ])
   const report = seen.find((e) => e.type === 'session.completed')!.data as { latency: { turns: Record<string, unknown>[] }; disposition: string }
   t.equal(report.disposition, 'ended_by_api')
   t.ok(report.latency.turns.length >= 4)
   t.type(report.latency.turns[0]!['llm_first_token_ms'], 'number', 'the report breaks each turn down')
   const detail = expectStatus(await s.a.request('GET', `/api/v1/calls/${call}`, { token: s.owner.token }), 200, 'detail')
   t.match(detail, { status: 'completed', disposition: 'ended_by_api', channel: 'web' })
-  t.ok(detail.events.some((e: { kind: string }) => e.kind === 'tool_call'), 'the tool call is in the events')
+  t.ok(
+    detail.events.some((e: { kind: string }) => e.kind === 'tool_call'),
+    'the tool call is in the events',
+  )
   t.ok(detail.transcript.some((l: { interrupted: boolean }) => l.interrupted))
 })

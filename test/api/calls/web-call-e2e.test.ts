@@ -66,7 +66,10 @@ t.test('mint, connect, greeting, one spoken turn, stop: recorded as a completed 
   t.ok(seen.filter((e) => e.type === 'transcript.updated').length === 3, 'transcript.updated per line heard (greeting, caller, reply)')
   const report = seen.find((e) => e.type === 'session.completed')!
   t.match(report.data, {
-    session_uuid: list[0].id, channel: 'web', status: 'completed', disposition: 'client_hangup',
+    session_uuid: list[0].id,
+    channel: 'web',
+    status: 'completed',
+    disposition: 'client_hangup',
     variables: { name: 'Alice' },
     cost: { prompt_tokens: 0, completion_tokens: 0 },
     latency: { turns: [{ turn: 1, turn_id: 'turn-1' }] },
@@ -74,20 +77,24 @@ t.test('mint, connect, greeting, one spoken turn, stop: recorded as a completed 
   t.type((report.data['latency'] as { turns: { voice_to_voice_ms: unknown }[] }).turns[0]!.voice_to_voice_ms, 'number')
 })
 
-t.test('the deepgram credential removed after minting: error provider_not_configured on connect, then ended; nothing recorded', { timeout: 30_000 }, async (t) => {
-  const s = await callScene(t)
-  const id = await s.agent()
-  await s.storeDeepgram()
-  const minted = expectStatus(await s.mint(id), 201, 'mint')
-  expectStatus(await s.a.request('DELETE', '/api/v1/credentials/deepgram', { token: s.owner.token }), 204, 'delete credential')
-  const c = await s.connect(minted.ws_url)
-  const err = await c.event((e) => e.type === 'error', 10_000)
-  t.match(err, { code: 'provider_not_configured', message: /deepgram/ })
-  t.equal((await c.closed).code, 1000)
-  t.match(c.events.at(-1), { type: 'ended', reason: 'error' })
-  const list = expectStatus(await s.a.request('GET', '/api/v1/sessions?channel=web', { token: s.owner.token }), 200, 'list')
-  t.equal(list.length, 0)
-})
+t.test(
+  'the deepgram credential removed after minting: error provider_not_configured on connect, then ended; nothing recorded',
+  { timeout: 30_000 },
+  async (t) => {
+    const s = await callScene(t)
+    const id = await s.agent()
+    await s.storeDeepgram()
+    const minted = expectStatus(await s.mint(id), 201, 'mint')
+    expectStatus(await s.a.request('DELETE', '/api/v1/credentials/deepgram', { token: s.owner.token }), 204, 'delete credential')
+    const c = await s.connect(minted.ws_url)
+    const err = await c.event((e) => e.type === 'error', 10_000)
+    t.match(err, { code: 'provider_not_configured', message: /deepgram/ })
+    t.equal((await c.closed).code, 1000)
+    t.match(c.events.at(-1), { type: 'ended', reason: 'error' })
+    const list = expectStatus(await s.a.request('GET', '/api/v1/sessions?channel=web', { token: s.owner.token }), 200, 'list')
+    t.equal(list.length, 0)
+  },
+)
 
 t.test('engine close ends a live call with server_shutdown (1001), recorded as failed', { skip, timeout: 60_000 }, async (t) => {
   const s = await callScene(t)
@@ -99,7 +106,10 @@ t.test('engine close ends a live call with server_shutdown (1001), recorded as f
   await s.engine.close()
   const closed = await c.closed
   t.same(closed, { code: 1001, reason: 'server_shutdown' })
-  t.match(c.events.find((e) => e.type === 'ended'), { reason: 'server_shutdown' })
+  t.match(
+    c.events.find((e) => e.type === 'ended'),
+    { reason: 'server_shutdown' },
+  )
   const list = expectStatus(await s.a.request('GET', '/api/v1/sessions?channel=web', { token: s.owner.token }), 200, 'list')
   t.match(list, [{ status: 'failed', disposition: 'server_shutdown' }])
 })

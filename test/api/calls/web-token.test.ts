@@ -72,7 +72,11 @@ t.test('an agent whose speech-to-text has no key: web-token and POST /calls (web
 
   await s.storeDeepgram()
   expectStatus(await s.mint(id), 201, 'mint with the credential')
-  expectStatus(await s.a.request('POST', '/api/v1/calls', { token: s.owner.token, body: { channel: 'web', workflow_uuid: id } }), 201, 'create with the credential')
+  expectStatus(
+    await s.a.request('POST', '/api/v1/calls', { token: s.owner.token, body: { channel: 'web', workflow_uuid: id } }),
+    201,
+    'create with the credential',
+  )
 })
 
 t.test('a graph with a conversation node needs an LLM too: 400 naming it without an OpenAI key, 201 with one; a say/collect graph never does', async (t) => {

@@ -29,9 +29,15 @@ async function expectReadOnly(t: Test, a: TestApp, owner: Actor, auth: Auth) {
   const as = attempts(a, auth)
   const list = await as.list()
   t.equal(list.status, 200, 'may list')
-  t.same(list.body.map((c: { provider: string }) => c.provider), ['openai'])
+  t.same(
+    list.body.map((c: { provider: string }) => c.provider),
+    ['openai'],
+  )
   t.notOk(list.text.includes(SECRET.slice(0, -4)), 'masked for readers too')
-  for (const [what, res] of [['PUT', await as.put()], ['DELETE', await as.del()]] as const) {
+  for (const [what, res] of [
+    ['PUT', await as.put()],
+    ['DELETE', await as.del()],
+  ] as const) {
     t.equal(res.status, 403, `${what} is refused`)
     t.equal(res.body.error.code, 'permission_denied')
     t.match(res.body.error.message, /credentials:write/)
@@ -65,7 +71,7 @@ t.test('without a credential the routes are 401', async (t) => {
   }
 })
 
-t.test("another organization neither sees nor deletes the credential (404), nor reveals it", async (t) => {
+t.test('another organization neither sees nor deletes the credential (404), nor reveals it', async (t) => {
   const { a, owner } = await setup(t)
   const stranger = await newOwner(a)
   const theirs = attempts(a, { token: stranger.token })
@@ -82,12 +88,17 @@ t.test("another organization neither sees nor deletes the credential (404), nor 
   t.same(a.services.credentials.reveal(owner.organizationId, 'openai'), { api_key: SECRET }, 'not replaced by theirs')
   t.equal((await theirs.del()).status, 204)
   t.same(a.services.credentials.reveal(owner.organizationId, 'openai'), { api_key: SECRET }, 'not deleted with theirs')
-  t.same((await a.request('GET', CREDENTIALS, { token: owner.token })).body.map((c: { fields: unknown }) => c.fields), [{ api_key: '••••cdef' }])
+  t.same(
+    (await a.request('GET', CREDENTIALS, { token: owner.token })).body.map((c: { fields: unknown }) => c.fields),
+    [{ api_key: '••••cdef' }],
+  )
 })
 
 t.test('credentials are organization-wide: the same in every environment', async (t) => {
   const { a, owner } = await setup(t)
-  const lists = await Promise.all(['dev', 'staging', 'prod'].map((env) => a.request('GET', CREDENTIALS, { token: owner.token, headers: { 'x-environment-id': env } })))
+  const lists = await Promise.all(
+    ['dev', 'staging', 'prod'].map((env) => a.request('GET', CREDENTIALS, { token: owner.token, headers: { 'x-environment-id': env } })),
+  )
   for (const l of lists) t.same(l.body, lists[0]!.body)
   t.equal(lists[0]!.body.length, 1)
   const del = await a.request('DELETE', `${CREDENTIALS}/openai`, { token: owner.token, headers: { 'x-environment-id': 'prod' } })

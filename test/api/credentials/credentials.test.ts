@@ -78,13 +78,21 @@ t.test('PUT replaces the whole credential in one row; created_at stays, updated_
   t.same(a.services.credentials.reveal(owner.organizationId, 'openai'), { api_key: 'sk-second-key-000000wxyz' })
 
   await put({ provider: 'hubspot', fields: { access_token: 'pat-eu1-00000000-1111-2222' } })
-  t.same((await list()).map((c) => c.provider), ['hubspot', 'openai'], 'one entry per provider, by provider')
+  t.same(
+    (await list()).map((c) => c.provider),
+    ['hubspot', 'openai'],
+    'one entry per provider, by provider',
+  )
   const events = a.db.prepare("SELECT metadata FROM audit_events WHERE action = 'credential.upserted' ORDER BY id").all() as { metadata: string }[]
-  t.same(events.map((e) => JSON.parse(e.metadata)), [
-    { fields: ['api_key', 'base_url'], replaced: false },
-    { fields: ['api_key'], replaced: true },
-    { fields: ['access_token'], replaced: false },
-  ], 'the audit trail names the fields set, never their values')
+  t.same(
+    events.map((e) => JSON.parse(e.metadata)),
+    [
+      { fields: ['api_key', 'base_url'], replaced: false },
+      { fields: ['api_key'], replaced: true },
+      { fields: ['access_token'], replaced: false },
+    ],
+    'the audit trail names the fields set, never their values',
+  )
 })
 
 t.test('DELETE removes the credential (204); an absent one is 404', async (t) => {
@@ -112,7 +120,15 @@ t.test('invalid bodies are 422 with the location of each problem, and never echo
     ['unknown provider', { provider: 'acme', fields: { api_key: secret } }, [['body', 'provider']]],
     ['missing provider', { fields: { api_key: secret } }, [['body', 'provider']]],
     ['missing required field', { provider: 'openai', fields: { base_url: 'https://x.example.com' } }, [['body', 'fields', 'api_key']], 'missing'],
-    ['required field of another provider', { provider: 'slack', fields: { api_key: secret } }, [['body', 'fields', 'bot_token'], ['body', 'fields', 'api_key']], 'missing'],
+    [
+      'required field of another provider',
+      { provider: 'slack', fields: { api_key: secret } },
+      [
+        ['body', 'fields', 'bot_token'],
+        ['body', 'fields', 'api_key'],
+      ],
+      'missing',
+    ],
     ['unknown field', { provider: 'openai', fields: { api_key: secret, region: secret } }, [['body', 'fields', 'region']], 'extra_forbidden'],
     ['blank secret', { provider: 'deepgram', fields: { api_key: '   ' } }, [['body', 'fields', 'api_key']], 'string_too_short'],
     ['over 4 KiB', { provider: 'deepgram', fields: { api_key: 'k'.repeat(4097) } }, [['body', 'fields', 'api_key']], 'string_too_long'],
@@ -123,12 +139,20 @@ t.test('invalid bodies are 422 with the location of each problem, and never echo
   for (const [label, body, locs, type] of cases) {
     const res = await put(body)
     t.equal(res.status, 422, label)
-    t.same(res.body.detail.map((d: { loc: unknown }) => d.loc), locs, `${label}: loc`)
+    t.same(
+      res.body.detail.map((d: { loc: unknown }) => d.loc),
+      locs,
+      `${label}: loc`,
+    )
     if (type) t.equal(res.body.detail[0].type, type, `${label}: type`)
     t.notOk(res.text.includes(secret), `${label}: the secret is not echoed`)
   }
   t.equal((await put({ provider: 'deepgram', fields: { api_key: 'k'.repeat(4096) } })).status, 200, 'exactly 4096 characters is accepted')
-  t.same((await list()).map((c) => c.provider), ['deepgram'], 'nothing else was stored')
+  t.same(
+    (await list()).map((c) => c.provider),
+    ['deepgram'],
+    'nothing else was stored',
+  )
 })
 
 t.test("a provider's base_url is http(s) and must pass the outbound guard; an integration's is https, or http to loopback", async (t) => {
@@ -136,10 +160,17 @@ t.test("a provider's base_url is http(s) and must pass the outbound guard; an in
   // The operator allows 127.0.0.0/8 here; api.openai.com does not resolve offline (accepted, checked on connect).
   const accepted = ['https://api.openai.com/v1', 'http://localhost:11434/v1', 'http://127.0.0.1:8000/v1', 'https://127.0.0.1:8443/v1']
   const refused: [string, string][] = [
-    ['http://api.openai.com/v1', 'insecure_url'], ['http://localhost.evil.example/v1', 'insecure_url'],
-    ['http://10.0.0.5/v1', 'destination_refused'], ['https://10.0.0.5:8443/v1', 'destination_refused'], ['http://[::1]:8080', 'destination_refused'],
-    ['ftp://files.example.com', 'value_error'], ['not a url', 'value_error'], ['', 'value_error'], ['https://user:pass@api.example.com/v1', 'value_error'],
-    ['javascript:alert(1)', 'value_error'], ['https://api.example.com/v1#frag', 'value_error'],
+    ['http://api.openai.com/v1', 'insecure_url'],
+    ['http://localhost.evil.example/v1', 'insecure_url'],
+    ['http://10.0.0.5/v1', 'destination_refused'],
+    ['https://10.0.0.5:8443/v1', 'destination_refused'],
+    ['http://[::1]:8080', 'destination_refused'],
+    ['ftp://files.example.com', 'value_error'],
+    ['not a url', 'value_error'],
+    ['', 'value_error'],
+    ['https://user:pass@api.example.com/v1', 'value_error'],
+    ['javascript:alert(1)', 'value_error'],
+    ['https://api.example.com/v1#frag', 'value_error'],
   ]
   for (const base_url of accepted) t.equal((await put({ provider: 'openai', fields: { api_key: LONG_KEY, base_url } })).status, 200, base_url)
   for (const [base_url, type] of refused) {
@@ -149,6 +180,7 @@ t.test("a provider's base_url is http(s) and must pass the outbound guard; an in
     if (type !== 'value_error') t.equal(res.body.detail?.[0]?.type, type, `${JSON.stringify(base_url)}: ${type}`)
   }
   const calcom = (base_url: string) => put({ provider: 'calcom', fields: { api_key: 'cal_live_0123456789abcdef', base_url } })
-  for (const base_url of ['https://cal.example.com/api', 'http://[::1]:8080', 'http://127.0.0.1:3000']) t.equal((await calcom(base_url)).status, 200, `calcom ${base_url}`)
+  for (const base_url of ['https://cal.example.com/api', 'http://[::1]:8080', 'http://127.0.0.1:3000'])
+    t.equal((await calcom(base_url)).status, 200, `calcom ${base_url}`)
   for (const base_url of ['http://cal.example.com/api', 'http://10.0.0.5/api']) t.equal((await calcom(base_url)).status, 422, `calcom ${base_url}`)
 })

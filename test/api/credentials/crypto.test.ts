@@ -21,7 +21,11 @@ t.test('seal then open gives the plaintext back, under a fresh 12-byte IV each t
 t.test('the additional data must match: another organization or provider does not open it', async (t) => {
   const cipher = new CredentialCipher(randomBytes(32))
   const s = cipher.seal(Buffer.from('secret'), aad('o1', 'openai'))
-  for (const [org, provider] of [['o2', 'openai'], ['o1', 'deepgram'], ['', '']]) {
+  for (const [org, provider] of [
+    ['o2', 'openai'],
+    ['o1', 'deepgram'],
+    ['', ''],
+  ]) {
     t.throws(() => cipher.open(s, aad(org!, provider!)), CredentialDecryptError, `${org}/${provider}`)
   }
   t.throws(() => cipher.open(s, Buffer.alloc(0)), { message: /authentication failed/ })
@@ -33,7 +37,7 @@ t.test('every bit of the sealed value is authenticated', async (t) => {
   let opened = 0
   for (let i = 0; i < s.sealed.length; i++) {
     const bad = Buffer.from(s.sealed)
-    bad[i]! ^= 1 << i % 8
+    bad[i]! ^= 1 << (i % 8)
     try {
       cipher.open({ ...s, sealed: bad }, aad('o', 'p'))
       opened++

@@ -40,7 +40,8 @@ async function scene(t: Test, o: TestAppOptions = {}): Promise<{ a: TestApp; own
   const a = await startTestApp(o)
   t.teardown(() => a.close())
   const owner = await newOwner(a)
-  const put = (provider: string, base_url: string) => a.request('PUT', CREDENTIALS, { token: owner.token, body: { provider, fields: { api_key: 'sk-guarded-key-0123456789', base_url } } })
+  const put = (provider: string, base_url: string) =>
+    a.request('PUT', CREDENTIALS, { token: owner.token, body: { provider, fields: { api_key: 'sk-guarded-key-0123456789', base_url } } })
   return { a, owner, put }
 }
 
@@ -53,20 +54,35 @@ async function chat(a: TestApp, token: string): Promise<(text: string) => Promis
 
 t.test('a stored base_url is refused (422 destination_refused) for every spelling of a refused address, IPv6, and names resolving to one', async (t) => {
   const resolve = dns({
-    'internal.example.test': ['10.20.30.40'], 'v6.internal.test': ['fd12:3456::1'],
-    'mixed.example.test': ['93.184.216.35', '127.0.0.1'], 'metadata.example.test': ['169.254.169.254'],
+    'internal.example.test': ['10.20.30.40'],
+    'v6.internal.test': ['fd12:3456::1'],
+    'mixed.example.test': ['93.184.216.35', '127.0.0.1'],
+    'metadata.example.test': ['169.254.169.254'],
   })
   const { a, owner, put } = await scene(t, { env: { OZAN_HOST: OWN_ADDRESS }, resolve })
   const target = await counter(t)
   const cases: [string, RegExp][] = [
-    [`http://127.0.0.1:${target.port}/v1`, /loopback/], ['http://127.1/v1', /loopback/], ['http://0x7f000001/v1', /loopback/],
-    ['http://2130706433/v1', /loopback/], ['http://0177.0.0.1/v1', /loopback/], ['http://[::1]:8080/v1', /loopback/],
-    ['http://[::ffff:127.0.0.1]/v1', /loopback/], ['https://[::ffff:7f00:1]/v1', /loopback/],
-    ['https://10.0.0.1/v1', /private/], ['https://192.168.0.10/v1', /private/], ['https://169.254.169.254/latest', /metadata/],
-    ['https://[fe80::1]/v1', /link-local/], ['https://[fd00:ec2::254]/', /metadata/], ['https://0.0.0.0/v1', /unspecified/], ['https://[::]/v1', /unspecified/],
-    [`https://${OWN_ADDRESS}/v1`, /this server/], [`https://[::ffff:${OWN_ADDRESS}]/v1`, /this server/],
-    ['https://internal.example.test/v1', /private address \(10\.20\.30\.40\)/], ['https://v6.internal.test/v1', /unique-local/],
-    ['https://mixed.example.test/v1', /loopback/], ['https://metadata.example.test/v1', /metadata/],
+    [`http://127.0.0.1:${target.port}/v1`, /loopback/],
+    ['http://127.1/v1', /loopback/],
+    ['http://0x7f000001/v1', /loopback/],
+    ['http://2130706433/v1', /loopback/],
+    ['http://0177.0.0.1/v1', /loopback/],
+    ['http://[::1]:8080/v1', /loopback/],
+    ['http://[::ffff:127.0.0.1]/v1', /loopback/],
+    ['https://[::ffff:7f00:1]/v1', /loopback/],
+    ['https://10.0.0.1/v1', /private/],
+    ['https://192.168.0.10/v1', /private/],
+    ['https://169.254.169.254/latest', /metadata/],
+    ['https://[fe80::1]/v1', /link-local/],
+    ['https://[fd00:ec2::254]/', /metadata/],
+    ['https://0.0.0.0/v1', /unspecified/],
+    ['https://[::]/v1', /unspecified/],
+    [`https://${OWN_ADDRESS}/v1`, /this server/],
+    [`https://[::ffff:${OWN_ADDRESS}]/v1`, /this server/],
+    ['https://internal.example.test/v1', /private address \(10\.20\.30\.40\)/],
+    ['https://v6.internal.test/v1', /unique-local/],
+    ['https://mixed.example.test/v1', /loopback/],
+    ['https://metadata.example.test/v1', /metadata/],
   ]
   for (const provider of ['openai', 'deepgram']) {
     for (const [url, reason] of cases) {
@@ -83,11 +99,21 @@ t.test('a stored base_url is refused (422 destination_refused) for every spellin
 t.test("the operator's allowed ranges admit exactly their addresses; plain http only inside them", async (t) => {
   const resolve = dns({ 'internal.example.test': ['10.20.30.40'], 'public.example.test': ['93.184.216.36'] })
   const { put } = await scene(t, { env: { OZAN_ALLOW_PRIVATE_CIDRS: '10.0.0.0/8,127.0.0.0/8' }, resolve })
-  const accepted = ['https://10.0.0.1/v1', 'http://internal.example.test:11434/v1', 'http://127.0.0.1:8000/v1', 'http://0x7f000001/v1', 'https://public.example.test/v1', 'https://not-resolvable.example.test/v1']
+  const accepted = [
+    'https://10.0.0.1/v1',
+    'http://internal.example.test:11434/v1',
+    'http://127.0.0.1:8000/v1',
+    'http://0x7f000001/v1',
+    'https://public.example.test/v1',
+    'https://not-resolvable.example.test/v1',
+  ]
   for (const url of accepted) t.equal((await put('openai', url)).status, 200, url)
   const refused: [string, string][] = [
-    ['https://172.16.0.1/v1', 'destination_refused'], ['http://[::1]/v1', 'destination_refused'], ['https://169.254.169.254/', 'destination_refused'],
-    ['http://public.example.test/v1', 'insecure_url'], ['http://not-resolvable.example.test/v1', 'insecure_url'],
+    ['https://172.16.0.1/v1', 'destination_refused'],
+    ['http://[::1]/v1', 'destination_refused'],
+    ['https://169.254.169.254/', 'destination_refused'],
+    ['http://public.example.test/v1', 'insecure_url'],
+    ['http://not-resolvable.example.test/v1', 'insecure_url'],
   ]
   for (const [url, type] of refused) {
     const res = await put('deepgram', url)
@@ -108,7 +134,10 @@ t.test('a name stored while it resolved publicly and rebound to loopback is refu
   t.equal(res.body.error.code, 'upstream_error')
   t.notMatch(res.text, 'sk-guarded-key-0123456789')
   t.equal(target.connections(), 0, 'the loopback listener was never reached')
-  t.notOk(a.logs.some((l) => l.includes('sk-guarded-key-0123456789')), 'the key never reaches a log line')
+  t.notOk(
+    a.logs.some((l) => l.includes('sk-guarded-key-0123456789')),
+    'the key never reaches a log line',
+  )
 })
 
 t.test("the operator's OZAN_OPENAI_BASE_URL on loopback works without an allow range; an organization may not point there", async (t) => {

@@ -6,13 +6,24 @@ const LIMIT = 2048
 const app = await startTestApp({ env: { OZAN_BODY_LIMIT_BYTES: String(LIMIT) } })
 t.teardown(() => app.close())
 
-interface Sent { status: number; headers: http.IncomingHttpHeaders; body: { error: { code: string; message: string; request_id: string } } }
+interface Sent {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: { error: { code: string; message: string; request_id: string } }
+}
 
 /**
  * A raw request: with `chunked` no Content-Length is sent and the body goes out piece by piece;
  * `contentLength` may announce more than is sent, to prove the server answers without waiting.
  */
-interface SendOptions { chunks: string[]; type?: string; chunked?: boolean; contentLength?: number; lang?: string; agent?: http.Agent }
+interface SendOptions {
+  chunks: string[]
+  type?: string
+  chunked?: boolean
+  contentLength?: number
+  lang?: string
+  agent?: http.Agent
+}
 
 function send(path: string, o: SendOptions): Promise<Sent> {
   return new Promise((resolve, reject) => {
@@ -105,7 +116,14 @@ t.test('the 413 message follows Accept-Language', async (t) => {
 
 t.test('a non-JSON Content-Type is 415 unsupported_media_type', async (t) => {
   const body = loginBody(200)
-  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx', undefined]) {
+  for (const type of [
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/xml',
+    'application/jsonx',
+    undefined,
+  ]) {
     for (const chunked of [false, true]) {
       const res = await send('/api/v1/auth/login', { chunks: [body], type, chunked })
       t.equal(res.status, 415, `${type ?? '(none)'}${chunked ? ' chunked' : ''}`)

@@ -11,21 +11,39 @@ import { newOwner } from '../../helpers/tenancy-fixtures.js'
 // echoes a bounded preview of a long input instead of the whole of it.
 
 type Json = unknown
-interface Entry { type: string; loc: (string | number)[]; msg: string; input?: unknown; ctx?: Record<string, unknown> }
+interface Entry {
+  type: string
+  loc: (string | number)[]
+  msg: string
+  input?: unknown
+  ctx?: Record<string, unknown>
+}
 const Tree: z.ZodType<Json> = z.lazy(() => z.union([z.number(), z.object({ a: Tree })]))
 
 const app = await startTestApp({
   extraRoutes: () => [
     defineRoute({
-      operationId: 'test_free_form', method: 'post', path: '/api/v1/test/free-form', auth: 'P', tag: 'test', summary: 'unbounded free-form JSON',
+      operationId: 'test_free_form',
+      method: 'post',
+      path: '/api/v1/test/free-form',
+      auth: 'P',
+      tag: 'test',
+      summary: 'unbounded free-form JSON',
       body: z.object({ name: z.string().max(50).optional(), data: z.record(z.string(), z.unknown()).optional() }),
-      status: 200, response: z.object({ name: z.string().nullable() }),
+      status: 200,
+      response: z.object({ name: z.string().nullable() }),
       handler: ({ body }) => ({ name: body.name ?? null }),
     }),
     defineRoute({
-      operationId: 'test_recursive', method: 'post', path: '/api/v1/test/recursive', auth: 'P', tag: 'test', summary: 'a schema that recurses as deep as the body',
+      operationId: 'test_recursive',
+      method: 'post',
+      path: '/api/v1/test/recursive',
+      auth: 'P',
+      tag: 'test',
+      summary: 'a schema that recurses as deep as the body',
       body: z.object({ tree: Tree }),
-      status: 200, response: z.object({ ok: z.boolean() }),
+      status: 200,
+      response: z.object({ ok: z.boolean() }),
       handler: () => ({ ok: true }),
     }),
   ],
@@ -34,7 +52,8 @@ t.teardown(() => app.close())
 const owner = await newOwner(app)
 
 const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels)
-const raw = (path: string, body: string | Buffer, method = 'POST') => app.request(method, path, { raw: body, headers: { 'content-type': 'application/json' }, token: owner.token })
+const raw = (path: string, body: string | Buffer, method = 'POST') =>
+  app.request(method, path, { raw: body, headers: { 'content-type': 'application/json' }, token: owner.token })
 const detail = (res: { body: { detail: Entry[] } }) => res.body.detail
 
 t.test('a field no schema bounded is refused past 64 levels, at the path where it goes too deep', async (t) => {
@@ -57,11 +76,24 @@ t.test('a schema that recurses with the body answers 422, not 500, for a body 20
 })
 
 t.test('lone high and low surrogates are refused with string_unicode at the field, keys and nested values too', async (t) => {
-  const cases: [string, string][] = [['\\ud800', 'high'], ['\\udfff', 'low'], ['ok\\ud83d', 'high at the end'], ['\\ude00ok', 'low at the start'], ['\\ude00\\ud83d', 'a pair in the wrong order']]
+  const cases: [string, string][] = [
+    ['\\ud800', 'high'],
+    ['\\udfff', 'low'],
+    ['ok\\ud83d', 'high at the end'],
+    ['\\ude00ok', 'low at the start'],
+    ['\\ude00\\ud83d', 'a pair in the wrong order'],
+  ]
   for (const [escaped, name] of cases) {
     const res = await raw('/api/v1/test/free-form', `{"name":"${escaped}","data":{"k":["fine","${escaped}"]}}`)
     t.equal(res.status, 422, name)
-    t.same(detail(res).map((d) => [d.type, d.loc]), [['string_unicode', ['body', 'name']], ['string_unicode', ['body', 'data', 'k', 1]]], name)
+    t.same(
+      detail(res).map((d) => [d.type, d.loc]),
+      [
+        ['string_unicode', ['body', 'name']],
+        ['string_unicode', ['body', 'data', 'k', 1]],
+      ],
+      name,
+    )
     t.match(detail(res)[0], { msg: 'String should not hold an unpaired UTF-16 surrogate' })
   }
   const key = await raw('/api/v1/test/free-form', '{"data":{"\\udc00":1}}')
@@ -82,7 +114,9 @@ t.test('bytes that are not UTF-8 are refused as json_invalid at their byte offse
   for (const bad of [Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0x80]), Buffer.from([0xff])]) {
     const res = await raw('/api/v1/test/free-form', Buffer.concat([prefix, bad, Buffer.from('"}')]))
     t.equal(res.status, 422)
-    t.same(detail(res), [{ type: 'json_invalid', loc: ['body', prefix.length], msg: 'JSON decode error', input: {}, ctx: { error: `Invalid UTF-8 at byte ${prefix.length}` } }])
+    t.same(detail(res), [
+      { type: 'json_invalid', loc: ['body', prefix.length], msg: 'JSON decode error', input: {}, ctx: { error: `Invalid UTF-8 at byte ${prefix.length}` } },
+    ])
   }
   const replacement = Buffer.from('{"name":"\ufffd real"}')
   t.equal((await raw('/api/v1/test/free-form', replacement)).status, 200, 'a U+FFFD the sender wrote is text like any other')

@@ -7,7 +7,13 @@ const SECRET = 'hunter2-at-/var/lib/ozan/db.sqlite'
 /** A public route at `/api/v1/test/<name>` whose handler throws what `fail` returns. */
 const thrower = (name: string, fail: () => unknown) =>
   defineRoute({
-    operationId: `test_${name}`, method: 'get', path: `/api/v1/test/${name}`, auth: 'P', tag: 'test', summary: name, status: 204,
+    operationId: `test_${name}`,
+    method: 'get',
+    path: `/api/v1/test/${name}`,
+    auth: 'P',
+    tag: 'test',
+    summary: name,
+    status: 204,
     handler: () => {
       throw fail()
     },
@@ -23,14 +29,26 @@ const app = await startTestApp({
     thrower('limited', () => new ApiError('rate_limited', undefined, { 'Retry-After': '7' })),
     // The test app validates responses, so a handler returning the wrong shape is a server bug.
     defineRoute({
-      operationId: 'test_drift', method: 'get', path: '/api/v1/test/drift', auth: 'P', tag: 'test', summary: 'drift',
-      status: 200, response: z.object({ id: z.uuid() }), handler: () => ({ id: SECRET }),
+      operationId: 'test_drift',
+      method: 'get',
+      path: '/api/v1/test/drift',
+      auth: 'P',
+      tag: 'test',
+      summary: 'drift',
+      status: 200,
+      response: z.object({ id: z.uuid() }),
+      handler: () => ({ id: SECRET }),
     }),
   ],
 })
 t.teardown(() => app.close())
 
-interface LogLine { level: number; msg: string; request_id?: string; code?: string }
+interface LogLine {
+  level: number
+  msg: string
+  request_id?: string
+  code?: string
+}
 const logsFor = (id: string) => app.logs.map((l) => JSON.parse(l) as LogLine).filter((l) => l.request_id === id)
 
 function assertErrorShape(t: Test, res: { body: unknown; headers: Headers }, code: ErrorCode) {
@@ -126,8 +144,14 @@ t.test('an unexpected throw is logged at error level with the request id', async
   const error = lines.find((l) => l.level === 50)
   t.ok(error, 'an error line carries the request id')
   t.equal(error?.msg, 'unhandled error')
-  t.ok(app.logs.some((l) => l.includes('boom-log-1') && l.includes('connection failed')), 'the cause is kept server-side')
-  t.ok(lines.some((l) => l.msg === 'request' && (l as { status?: number }).status === 500), 'the request line records 500')
+  t.ok(
+    app.logs.some((l) => l.includes('boom-log-1') && l.includes('connection failed')),
+    'the cause is kept server-side',
+  )
+  t.ok(
+    lines.some((l) => l.msg === 'request' && (l as { status?: number }).status === 500),
+    'the request line records 500',
+  )
 })
 
 t.test('a 5xx ApiError never shows its detail message, and is logged', async (t) => {

@@ -28,9 +28,7 @@ export interface PagedListCase {
 
 /** The expected order, computed from what was seeded, not from what the API answered. */
 export function expectedOrder(c: Pick<PagedListCase, 'mine' | 'ascending'>): string[] {
-  return [...c.mine]
-    .sort((x, y) => (x.key !== y.key ? (c.ascending ? x.key - y.key : y.key - x.key) : x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
-    .map((r) => r.id)
+  return [...c.mine].sort((x, y) => (x.key !== y.key ? (c.ascending ? x.key - y.key : y.key - x.key) : x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).map((r) => r.id)
 }
 
 /** The URL of a `Link` header's relation, or undefined. */
@@ -76,7 +74,10 @@ export async function checkPagedList(t: Test, c: PagedListCase): Promise<void> {
     t.same(ids(res), order.slice(0, c.maxLimit))
     const over = await c.get(withQuery(c.path, `limit=${c.maxLimit + 1}`))
     t.equal(over.status, 422)
-    t.same(over.body.detail.map((d: { loc: unknown }) => d.loc), [['query', 'limit']])
+    t.same(
+      over.body.detail.map((d: { loc: unknown }) => d.loc),
+      [['query', 'limit']],
+    )
   })
 
   await t.test('walking the Link rel="next" chain yields every row exactly once, in order', async (t) => {
@@ -108,13 +109,25 @@ export async function checkPagedList(t: Test, c: PagedListCase): Promise<void> {
   // A repeated key counts by its last value (api/http/parse.ts), so `limit=5&limit=0` is limit 0.
   await t.test('bad limit or offset is 422 pointing at the query field', async (t) => {
     const bad: [string, string][] = [
-      ['limit=0', 'limit'], ['limit=-1', 'limit'], ['limit=2.5', 'limit'], ['limit=ten', 'limit'], ['limit=', 'limit'],
-      ['limit=5&limit=0', 'limit'], ['offset=-1', 'offset'], ['offset=1.5', 'offset'], ['offset=x', 'offset'], ['offset=1000001', 'offset'],
+      ['limit=0', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=2.5', 'limit'],
+      ['limit=ten', 'limit'],
+      ['limit=', 'limit'],
+      ['limit=5&limit=0', 'limit'],
+      ['offset=-1', 'offset'],
+      ['offset=1.5', 'offset'],
+      ['offset=x', 'offset'],
+      ['offset=1000001', 'offset'],
     ]
     for (const [query, field] of bad) {
       const res = await c.get(withQuery(c.path, query))
       t.equal(res.status, 422, query)
-      t.same(res.body.detail?.map((d: { loc: unknown }) => d.loc), [['query', field]], query)
+      t.same(
+        res.body.detail?.map((d: { loc: unknown }) => d.loc),
+        [['query', field]],
+        query,
+      )
     }
   })
 

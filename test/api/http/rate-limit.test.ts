@@ -12,9 +12,12 @@ const ME = '/api/v1/auth/me'
 
 async function setup(t: Test, limits: Record<string, string>) {
   const env = {
-    OZAN_RATE_LIMIT_ORG_BURST: '1000', OZAN_RATE_LIMIT_ORG_PER_MIN: '1',
-    OZAN_RATE_LIMIT_KEY_BURST: '1000', OZAN_RATE_LIMIT_KEY_PER_MIN: '1',
-    OZAN_RATE_LIMIT_ADDRESS_BURST: '1000', OZAN_RATE_LIMIT_ADDRESS_PER_MIN: '1',
+    OZAN_RATE_LIMIT_ORG_BURST: '1000',
+    OZAN_RATE_LIMIT_ORG_PER_MIN: '1',
+    OZAN_RATE_LIMIT_KEY_BURST: '1000',
+    OZAN_RATE_LIMIT_KEY_PER_MIN: '1',
+    OZAN_RATE_LIMIT_ADDRESS_BURST: '1000',
+    OZAN_RATE_LIMIT_ADDRESS_PER_MIN: '1',
     ...limits,
   }
   const a = await startTestApp({ env })

@@ -19,7 +19,12 @@ const logLines = (): LogLine[] => app.logs.map((l) => JSON.parse(l) as LogLine)
 
 t.test('every response carries a generated UUID when the client sends none', async (t) => {
   const seen = new Set<string>()
-  for (const [method, path] of [['GET', '/api/v1/openapi.json'], ['GET', '/api/v1/auth/me'], ['GET', '/api/v1/nowhere'], ['PUT', '/api/v1/auth/me']] as const) {
+  for (const [method, path] of [
+    ['GET', '/api/v1/openapi.json'],
+    ['GET', '/api/v1/auth/me'],
+    ['GET', '/api/v1/nowhere'],
+    ['PUT', '/api/v1/auth/me'],
+  ] as const) {
     const res = await app.request(method, path)
     const id = res.headers.get('x-request-id')
     t.match(id, UUID, `${method} ${path} (${res.status}) has an id`)
@@ -77,7 +82,10 @@ t.test('one structured log line per request, keyed by the request id', async (t)
   t.equal(line.path, '/api/v1/auth/me', 'the path is logged without its query string')
   t.equal(line.status, 401)
   t.type(line.duration_ms, 'number')
-  t.notOk(app.logs.some((l) => l.includes('sekrit-query-value')), 'query values never reach the log')
+  t.notOk(
+    app.logs.some((l) => l.includes('sekrit-query-value')),
+    'query values never reach the log',
+  )
 })
 
 t.test('a generated id is the one that is logged', async (t) => {

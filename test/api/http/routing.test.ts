@@ -5,7 +5,12 @@ const app = await startTestApp()
 t.teardown(() => app.close())
 
 const KEY = '3f0c2a9e-8a51-4c4e-9d0e-2b1f7f4f6a10'
-const allowOf = (h: Headers) => (h.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort()
+const allowOf = (h: Headers) =>
+  (h.get('allow') ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)
+    .sort()
 
 t.test('an unknown path is 404 { detail: "Not Found" }', async (t) => {
   const paths = ['/api/v1/nope', '/', '/api/v2/auth/me', '/api/v1/auth', '/api/v1/api-keys/a/b', '/api/v1/nope?x=1']
@@ -58,7 +63,11 @@ t.test('the right method on a known path is not 404 or 405', async (t) => {
 })
 
 t.test('OPTIONS on a known path answers 204 with Allow and no body', async (t) => {
-  for (const [path, allow] of [['/api/v1/auth/me', ['GET', 'HEAD']], ['/api/v1/api-keys', ['GET', 'HEAD', 'POST']], [`/api/v1/api-keys/${KEY}`, ['DELETE']]] as const) {
+  for (const [path, allow] of [
+    ['/api/v1/auth/me', ['GET', 'HEAD']],
+    ['/api/v1/api-keys', ['GET', 'HEAD', 'POST']],
+    [`/api/v1/api-keys/${KEY}`, ['DELETE']],
+  ] as const) {
     const res = await app.request('OPTIONS', path)
     t.equal(res.status, 204, path)
     t.same(allowOf(res.headers), allow)

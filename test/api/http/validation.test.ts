@@ -3,14 +3,25 @@ import { z } from 'zod'
 import { defineRoute } from '../../../api/index.js'
 import { startTestApp } from '../../helpers/app.js'
 
-interface Entry { type: string; loc: (string | number)[]; msg: string; input?: unknown; ctx?: Record<string, unknown> }
+interface Entry {
+  type: string
+  loc: (string | number)[]
+  msg: string
+  input?: unknown
+  ctx?: Record<string, unknown>
+}
 const ITEM = '3f0c2a9e-8a51-4c4e-9d0e-2b1f7f4f6a10'
 const PASSWORD = 'Tr0ub4dor&3-never-echo'
 
 const app = await startTestApp({
   extraRoutes: () => [
     defineRoute({
-      operationId: 'test_items_update', method: 'post', path: '/api/v1/test/items/{item_id}', auth: 'P', tag: 'test', summary: 'echo',
+      operationId: 'test_items_update',
+      method: 'post',
+      path: '/api/v1/test/items/{item_id}',
+      auth: 'P',
+      tag: 'test',
+      summary: 'echo',
       params: z.object({ item_id: z.uuid() }),
       query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(25), tags: z.array(z.string()).optional() }),
       headers: z.object({ 'x-client-version': z.string().regex(/^\d+\.\d+$/), 'x-api-key': z.string().min(64).optional() }),
@@ -23,7 +34,11 @@ const app = await startTestApp({
       status: 200,
       response: z.object({ item_id: z.string(), limit: z.number(), tags: z.array(z.string()).optional(), client_version: z.string(), name: z.string() }),
       handler: ({ params, query, headers, body }) => ({
-        item_id: params.item_id, limit: query.limit, tags: query.tags, client_version: headers['x-client-version'], name: body.name,
+        item_id: params.item_id,
+        limit: query.limit,
+        tags: query.tags,
+        client_version: headers['x-client-version'],
+        name: body.name,
       }),
     }),
   ],
@@ -82,7 +97,9 @@ t.test('header problems: 422 with loc under "header"', async (t) => {
 t.test('problems in every part are reported together', async (t) => {
   const res = await app.request('POST', '/api/v1/test/items/nope?limit=1000', { body: { count: 'x', password: 'p'.repeat(30) } })
   t.equal(res.status, 422)
-  const locs = detail(res).map((e) => e.loc.join('.')).sort()
+  const locs = detail(res)
+    .map((e) => e.loc.join('.'))
+    .sort()
   t.same(locs, ['body.count', 'body.name', 'header.x-client-version', 'path.item_id', 'query.limit'])
   t.match(at(detail(res), 'body', 'name'), { type: 'missing', msg: 'Field required' })
   t.notOk('input' in at(detail(res), 'body', 'name')!, 'a missing field has no input')

@@ -56,17 +56,41 @@ t.test('each run is audited with the action and its outcome, never its input', a
   await storeCredential(a, owner, 'slack', { bot_token: TOKEN, base_url: slack.url })
   const key = await createKey(a, owner, ['org:manage'])
   t.equal((await runAs(a, { apiKey: key.key })).body.ok, true)
-  t.equal((await a.request('POST', RUN('slack'), { token: owner.token, body: { action: 'post_message', input: { channel: '#nowhere', text: 'secret plans' } } })).body.ok, false)
+  t.equal(
+    (await a.request('POST', RUN('slack'), { token: owner.token, body: { action: 'post_message', input: { channel: '#nowhere', text: 'secret plans' } } })).body
+      .ok,
+    false,
+  )
   // Refused before running: not an action run, so not in the trail as one.
   t.equal((await a.request('POST', RUN('slack'), { token: owner.token, body: { action: 'post_message', input: {} } })).status, 422)
-  t.equal((await a.request('POST', RUN('calcom'), { token: owner.token, body: { action: 'create_booking', input: { event_type_id: 1, start: '2026-12-01T09:00:00Z', name: 'A', email: 'a@example.com' } } })).status, 400)
+  t.equal(
+    (
+      await a.request('POST', RUN('calcom'), {
+        token: owner.token,
+        body: { action: 'create_booking', input: { event_type_id: 1, start: '2026-12-01T09:00:00Z', name: 'A', email: 'a@example.com' } },
+      })
+    ).status,
+    400,
+  )
 
   const trail = await a.request('GET', '/api/v1/audit?action=integration.action_run', { token: owner.token })
   t.equal(trail.status, 200)
   const [failed, succeeded] = trail.body
   t.equal(trail.body.length, 2)
-  t.match(succeeded, { action: 'integration.action_run', resource_type: 'integration', resource_id: 'slack', outcome: 'success', actor: { type: 'api_key', id: key.id }, metadata: { action: 'post_message', ok: true, duration_ms: Number } })
-  t.match(failed, { resource_id: 'slack', outcome: 'failure', actor: { type: 'user', id: owner.userId }, metadata: { action: 'post_message', ok: false, error_code: 'channel_not_found' } })
+  t.match(succeeded, {
+    action: 'integration.action_run',
+    resource_type: 'integration',
+    resource_id: 'slack',
+    outcome: 'success',
+    actor: { type: 'api_key', id: key.id },
+    metadata: { action: 'post_message', ok: true, duration_ms: Number },
+  })
+  t.match(failed, {
+    resource_id: 'slack',
+    outcome: 'failure',
+    actor: { type: 'user', id: owner.userId },
+    metadata: { action: 'post_message', ok: false, error_code: 'channel_not_found' },
+  })
   t.notOk(trail.text.includes('secret plans'), 'the input is not recorded')
   t.notOk(trail.text.includes(TOKEN), 'nor the credential')
 })

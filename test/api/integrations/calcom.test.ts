@@ -13,7 +13,12 @@ async function setup(t: Test, key = KEY) {
 }
 
 const input = (over: Record<string, unknown> = {}) => ({
-  event_type_id: '1002', start: '2026-12-01T12:00:00+03:00', name: 'Ayşe Yılmaz', email: 'ayse@example.com', time_zone: 'Europe/Istanbul', ...over,
+  event_type_id: '1002',
+  start: '2026-12-01T12:00:00+03:00',
+  name: 'Ayşe Yılmaz',
+  email: 'ayse@example.com',
+  time_zone: 'Europe/Istanbul',
+  ...over,
 })
 
 t.test('create_booking sends Cal.com v2 its nested body in UTC and maps the booking', async (t) => {
@@ -33,7 +38,17 @@ t.test('create_booking sends Cal.com v2 its nested body in UTC and maps the book
   })
   const made = cal.bookings[0]!
   t.same(res.body.output, {
-    booking: { id: made.id, uid: made.uid, status: 'accepted', start: '2026-12-01T09:00:00.000Z', end: '2026-12-01T10:00:00.000Z', duration: 60, title: 'Consultation between Stand-in Host and Ayşe Yılmaz', event_type_id: 1002, location: 'integrations:daily' },
+    booking: {
+      id: made.id,
+      uid: made.uid,
+      status: 'accepted',
+      start: '2026-12-01T09:00:00.000Z',
+      end: '2026-12-01T10:00:00.000Z',
+      duration: 60,
+      title: 'Consultation between Stand-in Host and Ayşe Yılmaz',
+      event_type_id: 1002,
+      location: 'integrations:daily',
+    },
   })
   t.equal(res.body.ok, true)
 })
@@ -46,7 +61,10 @@ t.test("Cal.com's refusals are ok false with its error code and message", async 
   const missing = await run(a, owner, 'calcom', 'create_booking', input({ event_type_id: 4242, start: '2026-12-02T09:00:00Z' }))
   t.match(missing.body, { ok: false, error: { code: 'NotFoundException', message: /id=4242 not found/ } })
   cal.fail({ kind: 'status', status: 503 })
-  t.match((await run(a, owner, 'calcom', 'create_booking', input({ start: '2026-12-03T09:00:00Z' }))).body, { ok: false, error: { code: 'ServiceUnavailableException' } })
+  t.match((await run(a, owner, 'calcom', 'create_booking', input({ start: '2026-12-03T09:00:00Z' }))).body, {
+    ok: false,
+    error: { code: 'ServiceUnavailableException' },
+  })
   t.equal(cal.bookings.length, 1)
 })
 
@@ -59,7 +77,13 @@ t.test('a wrong API key is ok false UnauthorizedException', async (t) => {
 
 t.test('invalid input is 422 at each field, before Cal.com is called', async (t) => {
   const { a, owner, cal } = await setup(t)
-  const res = await run(a, owner, 'calcom', 'create_booking', { event_type_id: 'abc', start: 'next monday', name: 'A', email: 'nope', time_zone: 'Mars/Olympus' })
+  const res = await run(a, owner, 'calcom', 'create_booking', {
+    event_type_id: 'abc',
+    start: 'next monday',
+    name: 'A',
+    email: 'nope',
+    time_zone: 'Mars/Olympus',
+  })
   t.equal(res.status, 422)
   const locs = res.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.'))
   t.same(locs.sort(), ['body.input.email', 'body.input.event_type_id', 'body.input.start', 'body.input.time_zone'])

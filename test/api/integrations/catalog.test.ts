@@ -13,16 +13,35 @@ t.test('the catalog lists each integration, its actions with input schemas, and 
   const http = byKey.get('http')
   t.match(http, { name: 'HTTP request', credential: null, ready: true, actions: [{ name: 'request', output: /status, headers, body, truncated/ }] })
   const httpSchema = http.actions[0].input_schema
-  t.match(httpSchema, { type: 'object', required: ['url'], additionalProperties: false, properties: { method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], default: 'GET' }, timeout_ms: { maximum: 30000 } } })
+  t.match(httpSchema, {
+    type: 'object',
+    required: ['url'],
+    additionalProperties: false,
+    properties: { method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], default: 'GET' }, timeout_ms: { maximum: 30000 } },
+  })
 
   const slack = byKey.get('slack')
   t.match(slack, {
-    credential: { provider: 'slack', name: 'Slack', stored: false, fields: [{ name: 'bot_token', required: true, secret: true }, { name: 'base_url', required: false, secret: false }] },
+    credential: {
+      provider: 'slack',
+      name: 'Slack',
+      stored: false,
+      fields: [
+        { name: 'bot_token', required: true, secret: true },
+        { name: 'base_url', required: false, secret: false },
+      ],
+    },
     ready: false,
     actions: [{ name: 'post_message', input_schema: { required: ['channel', 'text'], properties: { channel: { type: 'string' }, text: { type: 'string' } } } }],
   })
-  t.match(byKey.get('calcom'), { credential: { provider: 'calcom', fields: [{ name: 'api_key', secret: true }] }, actions: [{ name: 'create_booking', input_schema: { required: ['event_type_id', 'start', 'name', 'email'] } }] })
-  t.match(byKey.get('hubspot'), { credential: { provider: 'hubspot', fields: [{ name: 'access_token' }] }, actions: [{ name: 'create_contact', input_schema: { required: ['email'] } }] })
+  t.match(byKey.get('calcom'), {
+    credential: { provider: 'calcom', fields: [{ name: 'api_key', secret: true }] },
+    actions: [{ name: 'create_booking', input_schema: { required: ['event_type_id', 'start', 'name', 'email'] } }],
+  })
+  t.match(byKey.get('hubspot'), {
+    credential: { provider: 'hubspot', fields: [{ name: 'access_token' }] },
+    actions: [{ name: 'create_contact', input_schema: { required: ['email'] } }],
+  })
   // A tool node passes strings: numeric inputs accept digits as well.
   t.match(JSON.stringify(byKey.get('calcom').actions[0].input_schema.properties.event_type_id), /"type":"integer".*"type":"string"/)
 })
@@ -31,12 +50,22 @@ t.test('stored flags follow the organization’s own credentials only', async (t
   const { a, owner } = await integrationApp(t, { allowLoopback: false })
   await storeCredential(a, owner, 'slack', { bot_token: 'xoxb-catalog-0123456789' })
   const mine = (await a.request('GET', LIST, { token: owner.token })).body
-  t.match(mine.find((i: { key: string }) => i.key === 'slack'), { credential: { stored: true }, ready: true })
-  t.match(mine.find((i: { key: string }) => i.key === 'calcom'), { credential: { stored: false }, ready: false })
+  t.match(
+    mine.find((i: { key: string }) => i.key === 'slack'),
+    { credential: { stored: true }, ready: true },
+  )
+  t.match(
+    mine.find((i: { key: string }) => i.key === 'calcom'),
+    { credential: { stored: false }, ready: false },
+  )
   t.notOk(JSON.stringify(mine).includes('xoxb-catalog'), 'no credential value appears in the catalog')
   const other = await (await import('../../helpers/tenancy-fixtures.js')).newOwner(a)
   const theirs = (await a.request('GET', LIST, { token: other.token })).body
-  t.match(theirs.find((i: { key: string }) => i.key === 'slack'), { credential: { stored: false }, ready: false }, "another organization does not see this one's credential")
+  t.match(
+    theirs.find((i: { key: string }) => i.key === 'slack'),
+    { credential: { stored: false }, ready: false },
+    "another organization does not see this one's credential",
+  )
 })
 
 t.test('the document describes both routes with the spec’s schema names', async (t) => {

@@ -3,11 +3,30 @@ import { echoServer, integrationApp, run } from './integration-fixtures.js'
 
 t.test('the http action sends method, headers and a JSON body, and returns the parsed response', async (t) => {
   const { a, owner } = await integrationApp(t, { allowLoopback: true })
-  const s = await echoServer(t, (req, body, res) => res.writeHead(201, { 'content-type': 'application/json', 'x-order': '42' }).end(JSON.stringify({ received: body ? JSON.parse(body) : null, path: req.url })))
-  const res = await run(a, owner, 'http', 'request', { method: 'POST', url: `${s.origin}/orders?src=ozan`, headers: { 'X-Api-Token': 'abc123' }, body: { item: 'tea', qty: 2 } })
+  const s = await echoServer(t, (req, body, res) =>
+    res
+      .writeHead(201, { 'content-type': 'application/json', 'x-order': '42' })
+      .end(JSON.stringify({ received: body ? JSON.parse(body) : null, path: req.url })),
+  )
+  const res = await run(a, owner, 'http', 'request', {
+    method: 'POST',
+    url: `${s.origin}/orders?src=ozan`,
+    headers: { 'X-Api-Token': 'abc123' },
+    body: { item: 'tea', qty: 2 },
+  })
   t.equal(res.status, 200, res.text)
-  t.match(res.body, { ok: true, output: { status: 201, truncated: false, headers: { 'x-order': '42' }, body: { received: { item: 'tea', qty: 2 }, path: '/orders?src=ozan' } } })
-  t.match(s.seen, [{ method: 'POST', url: '/orders?src=ozan', headers: { 'x-api-token': 'abc123', 'content-type': 'application/json', 'user-agent': 'Ozan-Integrations/1' }, body: '{"item":"tea","qty":2}' }])
+  t.match(res.body, {
+    ok: true,
+    output: { status: 201, truncated: false, headers: { 'x-order': '42' }, body: { received: { item: 'tea', qty: 2 }, path: '/orders?src=ozan' } },
+  })
+  t.match(s.seen, [
+    {
+      method: 'POST',
+      url: '/orders?src=ozan',
+      headers: { 'x-api-token': 'abc123', 'content-type': 'application/json', 'user-agent': 'Ozan-Integrations/1' },
+      body: '{"item":"tea","qty":2}',
+    },
+  ])
   const get = await run(a, owner, 'http', 'request', { url: `${s.origin}/ping` })
   t.equal(s.seen[1]!.method, 'GET', 'GET is the default method')
   t.equal(get.body.ok, true)
@@ -69,8 +88,12 @@ t.test('request input is validated: reserved headers, bodies on GET, unknown fie
   t.match(crlf.body.detail, [{ loc: ['body', 'input', 'headers', 'X-A'] }])
   const wide = await run(a, owner, 'http', 'request', { url: s.origin, headers: { 'X-Name': 'Ayşe' } })
   t.match(wide.body.detail, [{ loc: ['body', 'input', 'headers', 'X-Name'], msg: /Latin-1/ }], 'a value node would refuse is a 422, not a failure later')
-  t.match((await run(a, owner, 'http', 'request', { url: s.origin, body: 'x' })).body.detail, [{ loc: ['body', 'input', 'body'], msg: /GET request has no body/ }])
-  t.match((await run(a, owner, 'http', 'request', { url: s.origin, follow: true })).body.detail, [{ loc: ['body', 'input', 'follow'], type: 'extra_forbidden' }])
+  t.match((await run(a, owner, 'http', 'request', { url: s.origin, body: 'x' })).body.detail, [
+    { loc: ['body', 'input', 'body'], msg: /GET request has no body/ },
+  ])
+  t.match((await run(a, owner, 'http', 'request', { url: s.origin, follow: true })).body.detail, [
+    { loc: ['body', 'input', 'follow'], type: 'extra_forbidden' },
+  ])
   t.match((await run(a, owner, 'http', 'request', {})).body.detail, [{ loc: ['body', 'input', 'url'], type: 'missing' }])
   t.equal(s.seen.length, 0)
 })

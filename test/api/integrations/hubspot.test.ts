@@ -16,7 +16,10 @@ t.test('create_contact posts the CRM v3 properties and maps the contact', async 
   const { a, owner, hub } = await setup(t)
   const res = await run(a, owner, 'hubspot', 'create_contact', { email: 'Lead@Example.com', firstname: 'Mehmet', lastname: 'Kaya', company: 'Acme' })
   t.equal(res.status, 200, res.text)
-  t.match(res.body, { ok: true, output: { contact: { id: hub.contacts[0]!.id, email: 'lead@example.com', firstname: 'Mehmet', lastname: 'Kaya', created_at: String } } })
+  t.match(res.body, {
+    ok: true,
+    output: { contact: { id: hub.contacts[0]!.id, email: 'lead@example.com', firstname: 'Mehmet', lastname: 'Kaya', created_at: String } },
+  })
   t.match(hub.requests[0], { method: 'POST', path: '/crm/v3/objects/contacts', headers: { authorization: `Bearer ${TOKEN}` } })
   t.same(hub.requests[0]!.body, { properties: { email: 'Lead@Example.com', firstname: 'Mehmet', lastname: 'Kaya', company: 'Acme' } })
 })

@@ -54,7 +54,12 @@ export function loopbackOnly(t: Test): { attempts: string[] } {
   for (const mod of [http, https] as const) {
     const original = mod.request
     const wrapped = ((url: unknown, ...rest: unknown[]) => {
-      const host = url instanceof URL ? url.hostname : typeof url === 'string' ? new URL(url).hostname : String((url as http.RequestOptions).host ?? (url as http.RequestOptions).hostname)
+      const host =
+        url instanceof URL
+          ? url.hostname
+          : typeof url === 'string'
+            ? new URL(url).hostname
+            : String((url as http.RequestOptions).host ?? (url as http.RequestOptions).hostname)
       const bare = host.replace(/^\[(.*)\]$/, '$1')
       if (!LOOPBACK_NAMES.has(host) && !(net.isIPv4(bare) && bare.startsWith('127.'))) {
         attempts.push(host)

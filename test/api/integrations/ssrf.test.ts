@@ -43,7 +43,10 @@ t.test('the operator allow-list lets the same requests reach a local server', as
   for (const url of [`http://127.0.0.1:${port}/a`, `http://localhost:${port}/b`, `http://2130706433:${port}/c`, `http://0x7f.1:${port}/d`]) {
     t.match((await run(a, owner, 'http', 'request', { url })).body, { ok: true, output: { status: 200, body: 'reached' } }, url)
   }
-  t.same(s.seen.map((r) => r.url), ['/a', '/b', '/c', '/d'])
+  t.same(
+    s.seen.map((r) => r.url),
+    ['/a', '/b', '/c', '/d'],
+  )
   const res = await run(a, owner, 'http', 'request', { url: 'http://10.0.0.1/' })
   t.match(res.body, { ok: false, error: { code: 'destination_refused' } }, 'ranges outside the list stay refused')
 })

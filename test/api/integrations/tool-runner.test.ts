@@ -20,11 +20,16 @@ async function collect(stream: AsyncIterable<RuntimeEvent>): Promise<RuntimeEven
 const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.kind === 'say' ? [e.text] : []))
 
 const booking: z.input<typeof Definition> = {
-  variables: [{ name: 'guest_name', type: 'string' }, { name: 'guest_email', type: 'string' }, { name: 'ref', type: 'string' }],
+  variables: [
+    { name: 'guest_name', type: 'string' },
+    { name: 'guest_email', type: 'string' },
+    { name: 'ref', type: 'string' },
+  ],
   nodes: [
     { id: 'start', type: 'start' },
     {
-      id: 'book', type: 'tool',
+      id: 'book',
+      type: 'tool',
       data: {
         action: { integration: 'calcom', action: 'create_booking' },
         input: { event_type_id: '1001', start: '2026-12-01T12:00:00+03:00', name: '{{guest_name}}', email: '{{guest_email}}', time_zone: 'Europe/Istanbul' },
@@ -61,7 +66,13 @@ t.test('a graph tool node books through the Cal.com stand-in and maps the uid in
   t.equal(cal.bookings.length, 1)
   const uid = cal.bookings[0]!.uid
   t.match(cal.requests[0]!.body, { eventTypeId: 1001, start: '2026-12-01T09:00:00Z', attendee: { name: 'Zeynep', email: 'zeynep@example.com' } })
-  t.match(events, [{ kind: 'node' }, { kind: 'node', node_id: 'book' }, { kind: 'tool_call', integration: 'calcom', action: 'create_booking' }, { kind: 'tool_result', ok: true, output: { booking: { uid } } }, { kind: 'variable', name: 'ref', value: uid }])
+  t.match(events, [
+    { kind: 'node' },
+    { kind: 'node', node_id: 'book' },
+    { kind: 'tool_call', integration: 'calcom', action: 'create_booking' },
+    { kind: 'tool_result', ok: true, output: { booking: { uid } } },
+    { kind: 'variable', name: 'ref', value: uid },
+  ])
   t.same(says(events), [`Booked. Your reference is ${uid}.`])
   t.match(events.at(-1), { kind: 'end', disposition: 'booked' })
 })
@@ -75,15 +86,24 @@ t.test('failures reach the graph as its failure branch: provider refusal, missin
 
   await storeCredential(a, owner, 'calcom', { api_key: 'cal_live_wrong', base_url: cal.url })
   const refused = await collect(runtime(booking, { tools: runner }, { guest_name: 'Z', guest_email: 'z@example.com' }).start(signal()))
-  t.match(refused.find((e) => e.kind === 'tool_result'), { ok: false, error: /^UnauthorizedException: Cal.com refused the booking: Invalid API Key/ })
+  t.match(
+    refused.find((e) => e.kind === 'tool_result'),
+    { ok: false, error: /^UnauthorizedException: Cal.com refused the booking: Invalid API Key/ },
+  )
 
   await storeCredential(a, owner, 'calcom', { api_key: CAL_KEY, base_url: cal.url })
   const bad = await collect(runtime(booking, { tools: runner }, { guest_name: 'Z', guest_email: 'not an email' }).start(signal()))
-  t.match(bad.find((e) => e.kind === 'tool_result'), { ok: false, error: /^invalid_input: email: / })
+  t.match(
+    bad.find((e) => e.kind === 'tool_result'),
+    { ok: false, error: /^invalid_input: email: / },
+  )
   t.same(says(bad), ['Booking failed.'])
   t.equal(cal.bookings.length, 0)
   t.match(await runner.run({ integration: 'nope', action: 'x' }, {}, signal()), { ok: false, error: /^unknown_integration/ })
-  t.match(await runner.run({ integration: 'calcom', action: 'x' }, {}, signal()), { ok: false, error: /^unknown_action: calcom has no action x \(it has create_booking\)/ })
+  t.match(await runner.run({ integration: 'calcom', action: 'x' }, {}, signal()), {
+    ok: false,
+    error: /^unknown_action: calcom has no action x \(it has create_booking\)/,
+  })
 })
 
 t.test('an LLM tool call runs the Slack action with the model’s arguments', async (t) => {
@@ -103,8 +123,14 @@ t.test('an LLM tool call runs the Slack action with the model’s arguments', as
   const rt = runtime(def, { llm, tools: a.services.integrations.runnerFor(owner.organizationId) })
   await collect(rt.start(signal()))
   const events = await collect(rt.turn('please tell the team to call me back', signal()))
-  t.same(slack.messages.map((m) => [m.channel, m.text]), [['C0ALERTS002', 'Caller wants a callback']])
-  t.match(events.find((e) => e.kind === 'tool_result'), { ok: true, output: { channel: 'C0ALERTS002', ts: slack.messages[0]!.ts } })
+  t.same(
+    slack.messages.map((m) => [m.channel, m.text]),
+    [['C0ALERTS002', 'Caller wants a callback']],
+  )
+  t.match(
+    events.find((e) => e.kind === 'tool_result'),
+    { ok: true, output: { channel: 'C0ALERTS002', ts: slack.messages[0]!.ts } },
+  )
   t.match(llm.requests[1]!.messages.at(-1), { role: 'tool', content: /C0ALERTS002/ })
   t.same(says(events), ['Done, the team knows.'])
 })
@@ -118,7 +144,13 @@ t.test('the runner honours the turn’s abort signal', async (t) => {
   const ac = new AbortController()
   setTimeout(() => ac.abort(), 100)
   const started = performance.now()
-  const outcome = await a.services.integrations.runnerFor(owner.organizationId).run({ integration: 'calcom', action: 'create_booking' }, { event_type_id: 1001, start: '2026-12-01T09:00:00Z', name: 'Z', email: 'z@example.com' }, ac.signal)
+  const outcome = await a.services.integrations
+    .runnerFor(owner.organizationId)
+    .run(
+      { integration: 'calcom', action: 'create_booking' },
+      { event_type_id: 1001, start: '2026-12-01T09:00:00Z', name: 'Z', email: 'z@example.com' },
+      ac.signal,
+    )
   t.match(outcome, { ok: false, error: /^aborted/ })
   t.ok(performance.now() - started < 2000, 'returned soon after the abort, not at the 10 s deadline')
 })

@@ -35,8 +35,16 @@ t.test('without an LLM the helper answers provider_not_configured', async (t) =>
 t.test('answers grounded in the graph and the session, and returns a checked proposal without applying it', async (t) => {
   const { a, llm, token, wf, session } = await setup(t)
   const draft = (await a.request('GET', `/api/v1/workflows/${wf.id}`, { token })).body.definition
-  const changed = { ...draft, nodes: draft.nodes.map((n: { id: string; type: string; data: Record<string, unknown> }) => (n.type === 'end' && n.id === 'end_declined' ? { ...n, data: { ...n.data, disposition: 'declined_politely' } } : n)) }
-  llm.script({ text: ['It ended because the caller said ', '"hayır" at the consent question.'], toolCalls: [{ name: 'propose_definition', arguments: { summary: 'Rename the decline disposition', definition: changed }, fragments: 4 }] })
+  const changed = {
+    ...draft,
+    nodes: draft.nodes.map((n: { id: string; type: string; data: Record<string, unknown> }) =>
+      n.type === 'end' && n.id === 'end_declined' ? { ...n, data: { ...n.data, disposition: 'declined_politely' } } : n,
+    ),
+  }
+  llm.script({
+    text: ['It ended because the caller said ', '"hayır" at the consent question.'],
+    toolCalls: [{ name: 'propose_definition', arguments: { summary: 'Rename the decline disposition', definition: changed }, fragments: 4 }],
+  })
   const res = await a.request('POST', '/api/v1/iris/chat', { token, body: { workflow_uuid: wf.id, session_id: session, message: 'Why did it end so fast?' } })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.reply, 'It ended because the caller said "hayır" at the consent question.')
@@ -50,7 +58,13 @@ t.test('answers grounded in the graph and the session, and returns a checked pro
 
 t.test('an invalid proposal is returned as such, with its problems', async (t) => {
   const { a, llm, token, wf } = await setup(t)
-  const broken = { nodes: [{ id: 'start', type: 'start' }, { id: 'lost', type: 'say', data: { text: 'Hi {{nobody}}' } }], edges: [] }
+  const broken = {
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'lost', type: 'say', data: { text: 'Hi {{nobody}}' } },
+    ],
+    edges: [],
+  }
   llm.script({ text: [], toolCalls: [{ name: 'propose_definition', arguments: { summary: 'Simplify', definition: broken } }] })
   const res = await a.request('POST', '/api/v1/iris/chat', { token, body: { workflow_uuid: wf.id, message: 'Make it shorter' } })
   t.equal(res.status, 200, res.text)

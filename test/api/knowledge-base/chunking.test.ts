@@ -41,7 +41,10 @@ t.test('paragraph breaks are preferred; a text without spaces is still cut', asy
   t.match(chunks[0]!.text, /word$/, 'the first chunk ends with its paragraph')
   const blob = 'x'.repeat(2500)
   const cut = chunkText(blob, { maxChars: 1000, overlapChars: 100 })
-  t.same(cut.map((c) => c.text.length), [1000, 1000, 700])
+  t.same(
+    cut.map((c) => c.text.length),
+    [1000, 1000, 700],
+  )
   t.throws(() => chunkText('x', { maxChars: 100, overlapChars: 60 }), RangeError, 'overlap over half the size is refused')
 })
 
@@ -52,7 +55,15 @@ t.test('query terms are folded, deduplicated, stopwords dropped, prefixes for wo
     { word: 'istanbul', prefix: 'istan' },
     { word: 'isik', prefix: null },
   ])
-  t.same(queryTerms('the and of'), [{ word: 'the', prefix: null }, { word: 'and', prefix: null }, { word: 'of', prefix: null }], 'only stopwords: kept')
+  t.same(
+    queryTerms('the and of'),
+    [
+      { word: 'the', prefix: null },
+      { word: 'and', prefix: null },
+      { word: 'of', prefix: null },
+    ],
+    'only stopwords: kept',
+  )
   t.same(queryTerms('?!*"()^:-'), [])
   t.equal(queryTerms(Array.from({ length: 40 }, (_, i) => `w${i}x`).join(' ')).length, 16, 'at most 16 terms')
 })
@@ -78,9 +89,34 @@ t.test('a snippet centres on the query words and keeps the original spelling', a
 })
 
 t.test('over the budget, the most common terms are left out, the rarest always kept', async (t) => {
-  const counted = [{ group: 'common', matches: 3001 }, { group: 'rare', matches: 40 }, { group: 'middle', matches: 2500 }, { group: 'rarer', matches: 3 }]
+  const counted = [
+    { group: 'common', matches: 3001 },
+    { group: 'rare', matches: 40 },
+    { group: 'middle', matches: 2500 },
+    { group: 'rarer', matches: 3 },
+  ]
   t.same(affordableGroups(counted, 3000), ['rarer', 'rare', 'middle'])
   t.same(affordableGroups(counted, 100), ['rarer', 'rare'])
-  t.same(affordableGroups([{ group: 'a', matches: 9000 }, { group: 'b', matches: 5000 }], 3000), ['b'], 'all common: the least common alone')
-  t.same(affordableGroups([{ group: 'a', matches: 10 }, { group: 'b', matches: 20 }], 3000), ['a', 'b'], 'within the budget: every term')
+  t.same(
+    affordableGroups(
+      [
+        { group: 'a', matches: 9000 },
+        { group: 'b', matches: 5000 },
+      ],
+      3000,
+    ),
+    ['b'],
+    'all common: the least common alone',
+  )
+  t.same(
+    affordableGroups(
+      [
+        { group: 'a', matches: 10 },
+        { group: 'b', matches: 20 },
+      ],
+      3000,
+    ),
+    ['a', 'b'],
+    'within the budget: every term',
+  )
 })

@@ -19,7 +19,10 @@ t.test('a document is created, listed, read with its text and deleted', async (t
   t.equal(Date.parse(doc.created_at), s.a.clock.now())
 
   const list = expectStatus(await s.send('GET', `${KB}/documents`), 200, 'list')
-  t.same(list.map((d: { id: string }) => d.id), [doc.id])
+  t.same(
+    list.map((d: { id: string }) => d.id),
+    [doc.id],
+  )
   t.notOk('text' in list[0], 'the list leaves the text out')
 
   const detail = expectStatus(await s.send('GET', `${KB}/documents/${doc.id}`), 200, 'get')
@@ -31,7 +34,11 @@ t.test('a document is created, listed, read with its text and deleted', async (t
   t.same(errorOf(await s.send('DELETE', `${KB}/documents/${doc.id}`)), { status: 404, code: 'not_found' }, 'a second delete finds nothing')
   t.same(expectStatus(await s.send('GET', `${KB}/documents`), 200, 'list'), [])
   t.same(await search(s, 'clinic'), [], 'search forgets a deleted document')
-  const left = s.a.db.prepare("SELECT (SELECT count(*) FROM knowledge_chunks) AS chunks, (SELECT count(*) FROM knowledge_fts WHERE knowledge_fts MATCH 'clinic OR six OR hours') AS indexed").get()
+  const left = s.a.db
+    .prepare(
+      "SELECT (SELECT count(*) FROM knowledge_chunks) AS chunks, (SELECT count(*) FROM knowledge_fts WHERE knowledge_fts MATCH 'clinic OR six OR hours') AS indexed",
+    )
+    .get()
   t.same(left, { chunks: 0, indexed: 0 }, 'its chunks and index rows are gone')
   t.doesNotThrow(() => s.a.db.prepare("INSERT INTO knowledge_fts (knowledge_fts) VALUES ('integrity-check')").run(), 'the index is consistent')
 })
@@ -47,12 +54,16 @@ t.test('a long document is cut into overlapping chunks, newest documents listed 
   t.equal(rows.length, first.chunk_count)
   for (const [i, r] of rows.entries()) {
     t.ok(r.text.length <= 1000, `chunk ${i} within 1000 characters`)
-    if (i > 0) t.ok(rows[i - 1]!.text.endsWith(r.text.slice(0, 40)) || rows[i - 1]!.text.includes(r.text.slice(0, 40)), `chunk ${i} starts inside the previous one`)
+    if (i > 0)
+      t.ok(rows[i - 1]!.text.endsWith(r.text.slice(0, 40)) || rows[i - 1]!.text.includes(r.text.slice(0, 40)), `chunk ${i} starts inside the previous one`)
   }
   clock.advance(1000)
   const second = await createDoc(s, 'Short', 'Tiny.')
   const list = expectStatus(await s.send('GET', `${KB}/documents`), 200, 'list')
-  t.same(list.map((d: { id: string }) => d.id), [second.id, first.id])
+  t.same(
+    list.map((d: { id: string }) => d.id),
+    [second.id, first.id],
+  )
 })
 
 t.test('invalid documents are refused with pointed 422s', async (t) => {
@@ -74,18 +85,30 @@ t.test('documents belong to one environment and one organization', async (t) => 
   const inStaging = await createDoc(s, 'Staging notes', 'Staging only: the parrot is green.', staging)
   const inDefault = await createDoc(s, 'Default notes', 'Default only: the parrot is blue.')
 
-  const ids = async (headers?: Record<string, string>) => expectStatus(await s.send('GET', `${KB}/documents`, { headers }), 200, 'list').map((d: { id: string }) => d.id)
+  const ids = async (headers?: Record<string, string>) =>
+    expectStatus(await s.send('GET', `${KB}/documents`, { headers }), 200, 'list').map((d: { id: string }) => d.id)
   t.same(await ids(), [inDefault.id], 'the default environment lists its own')
   t.same(await ids(staging), [inStaging.id], 'staging lists its own')
   t.same(errorOf(await s.send('GET', `${KB}/documents/${inStaging.id}`)), { status: 404, code: 'not_found' }, 'not readable from another environment')
   t.same(errorOf(await s.send('DELETE', `${KB}/documents/${inStaging.id}`)), { status: 404, code: 'not_found' }, 'not deletable from another environment')
-  t.same((await search(s, 'parrot')).map((h) => h.document.id), [inDefault.id], 'search sees only its environment')
-  t.same((await search(s, 'parrot', {}, staging)).map((h) => h.document.id), [inStaging.id])
+  t.same(
+    (await search(s, 'parrot')).map((h) => h.document.id),
+    [inDefault.id],
+    'search sees only its environment',
+  )
+  t.same(
+    (await search(s, 'parrot', {}, staging)).map((h) => h.document.id),
+    [inStaging.id],
+  )
 
   const other = await newOwner(s.a)
   const key = await createKey(s.a, other)
   for (const auth of [{ token: other.token }, { apiKey: key.key }]) {
-    t.same(errorOf(await s.a.request('GET', `${KB}/documents/${inDefault.id}`, auth)), { status: 404, code: 'not_found' }, "another organization's id is not found")
+    t.same(
+      errorOf(await s.a.request('GET', `${KB}/documents/${inDefault.id}`, auth)),
+      { status: 404, code: 'not_found' },
+      "another organization's id is not found",
+    )
     t.same(errorOf(await s.a.request('DELETE', `${KB}/documents/${inDefault.id}`, auth)), { status: 404, code: 'not_found' })
     t.same(expectStatus(await s.a.request('GET', `${KB}/documents`, auth), 200, 'list'), [])
     const found = expectStatus(await s.a.request('POST', `${KB}/search`, { ...auth, body: { query: 'parrot', document_ids: [inDefault.id] } }), 200, 'search')

@@ -24,9 +24,17 @@ t.test('embeddings to a name that now resolves to loopback are refused at connec
   })
   t.teardown(() => guarded.close())
   const embedder = new OpenAiEmbedder({
-    apiKey: KEY, baseURL: `https://emb.rebind.test:${(listener.address() as AddressInfo).port}/v1`, model: 'text-embedding-3-small', dimensions: null, timeoutMs: 2000, connections: guarded,
+    apiKey: KEY,
+    baseURL: `https://emb.rebind.test:${(listener.address() as AddressInfo).port}/v1`,
+    model: 'text-embedding-3-small',
+    dimensions: null,
+    timeoutMs: 2000,
+    connections: guarded,
   })
-  const err = await embedder.embed(['a query'], 'index').then(() => null, (e: unknown) => e)
+  const err = await embedder.embed(['a query'], 'index').then(
+    () => null,
+    (e: unknown) => e,
+  )
   t.ok(err instanceof EmbeddingError)
   t.match(err, { unavailable: true, retryable: false, message: /refused by the outbound guard.*loopback address \(127\.0\.0\.1\)/ })
   t.notMatch((err as Error).message, KEY)
@@ -40,7 +48,12 @@ t.test('within the operator range the guarded embedder reaches the checked addre
   const guarded = new ProviderConnections({ guard: { allow: allowList(['127.0.0.0/8']), resolve: async () => [{ address: '127.0.0.1', family: 4 }] } })
   t.teardown(() => guarded.close())
   const embedder = new OpenAiEmbedder({
-    apiKey: KEY, baseURL: `http://emb.allowed.test:${new URL(server.url).port}/v1`, model: 'text-embedding-3-small', dimensions: null, timeoutMs: 2000, connections: guarded,
+    apiKey: KEY,
+    baseURL: `http://emb.allowed.test:${new URL(server.url).port}/v1`,
+    model: 'text-embedding-3-small',
+    dimensions: null,
+    timeoutMs: 2000,
+    connections: guarded,
   })
   const [vector] = await embedder.embed(['a query'], 'query')
   t.ok(vector && vector.length > 0, 'a vector came back')

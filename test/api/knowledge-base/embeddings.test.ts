@@ -35,7 +35,8 @@ async function corpus(s: Scene, headers?: Record<string, string>): Promise<Recor
   return ids
 }
 
-const hits = (s: Scene, q: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) => search(s, q, extra, headers) as Promise<HitWithRanking[]>
+const hits = (s: Scene, q: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
+  search(s, q, extra, headers) as Promise<HitWithRanking[]>
 const idle = (s: Scene) => s.a.services.knowledge.idle()
 const vectorCount = (s: Scene) => (s.a.db.prepare('SELECT count(*) AS n FROM knowledge_vectors').get() as { n: number }).n
 const chunkCount = (s: Scene) => (s.a.db.prepare('SELECT count(*) AS n FROM knowledge_chunks').get() as { n: number }).n
@@ -50,7 +51,10 @@ t.test('without OZAN_EMBEDDINGS_MODEL nothing is embedded and search is BM25 alo
   await idle(s)
   const found = await hits(s, 'parking garage')
   t.equal(found[0]?.document.id, ids.parking)
-  t.ok(found.every((h) => h.ranking === 'bm25' && h.score > 0.1), 'BM25 scores')
+  t.ok(
+    found.every((h) => h.ranking === 'bm25' && h.score > 0.1),
+    'BM25 scores',
+  )
   t.same(await hits(s, 'auto'), [], 'no shared word, no hit')
   t.equal(p.requests.length, 0, 'the provider is never called')
   t.equal(vectorCount(s), 0)
@@ -62,9 +66,19 @@ t.test('hybrid ranking finds a chunk by meaning alone and fuses both rankings wi
   const ids = await corpus(s)
   await idle(s)
   t.equal(vectorCount(s), chunkCount(s), 'every chunk got a vector')
-  const rows = s.a.db.prepare('SELECT model, dimensions, length(vector) AS bytes FROM knowledge_vectors').all() as { model: string; dimensions: number; bytes: number }[]
-  t.ok(rows.every((r) => r.model === MODEL && r.dimensions === 256 && r.bytes === 1024), 'model, size and float32 bytes recorded')
-  t.ok(embeddingCalls(p).every((r) => r.authorized && r.body.model === MODEL && r.body.dimensions === 256), 'the configured model and dimensions are asked for')
+  const rows = s.a.db.prepare('SELECT model, dimensions, length(vector) AS bytes FROM knowledge_vectors').all() as {
+    model: string
+    dimensions: number
+    bytes: number
+  }[]
+  t.ok(
+    rows.every((r) => r.model === MODEL && r.dimensions === 256 && r.bytes === 1024),
+    'model, size and float32 bytes recorded',
+  )
+  t.ok(
+    embeddingCalls(p).every((r) => r.authorized && r.body.model === MODEL && r.body.dimensions === 256),
+    'the configured model and dimensions are asked for',
+  )
 
   const auto = await hits(s, 'auto')
   t.equal(auto[0]?.document.id, ids.car, '"auto" finds the car rental, which never says "auto"')
@@ -75,10 +89,17 @@ t.test('hybrid ranking finds a chunk by meaning alone and fuses both rankings wi
   const parking = await hits(s, 'parking garage')
   t.equal(parking[0]?.document.id, ids.parking)
   t.equal(parking[0]?.score, Number((2 / 61).toPrecision(6)), 'first in both lists: 2/61')
-  t.same([...parking].sort((a, b) => b.score - a.score), parking, 'best first')
+  t.same(
+    [...parking].sort((a, b) => b.score - a.score),
+    parking,
+    'best first',
+  )
   t.ok(parking.every((h) => h.ranking === 'hybrid'))
 
-  t.notOk((await hits(s, 'auto', { document_ids: [ids.parking, ids.hours] })).some((h) => h.document.id === ids.car), 'the document filter applies to vector hits')
+  t.notOk(
+    (await hits(s, 'auto', { document_ids: [ids.parking, ids.hours] })).some((h) => h.document.id === ids.car),
+    'the document filter applies to vector hits',
+  )
   const before = embeddingCalls(p).length
   t.same(await hits(s, '?!*'), [], 'a query without letters or digits still finds nothing')
   t.equal(embeddingCalls(p).length, before, 'and is not embedded')
@@ -100,10 +121,22 @@ t.test('a long document is embedded in batches of at most 64 chunks', async (t) 
   const doc = await createDoc(s, 'Garden', text)
   t.ok(doc.chunk_count > 64, `${doc.chunk_count} chunks`)
   await idle(s)
-  t.same(embeddingCalls(p).slice(0, 2).map((r) => r.status), [429, 500], 'a rate limit and a server error were retried')
-  const sizes = embeddingCalls(p).filter((r) => r.status === 200).map((r) => (r.body.input as string[]).length)
+  t.same(
+    embeddingCalls(p)
+      .slice(0, 2)
+      .map((r) => r.status),
+    [429, 500],
+    'a rate limit and a server error were retried',
+  )
+  const sizes = embeddingCalls(p)
+    .filter((r) => r.status === 200)
+    .map((r) => (r.body.input as string[]).length)
   t.ok(sizes.length >= 2 && sizes.every((n) => n <= 64), `batches of ${sizes.join(', ')}`)
-  t.equal(sizes.reduce((a, b) => a + b, 0), doc.chunk_count, 'each chunk embedded once')
+  t.equal(
+    sizes.reduce((a, b) => a + b, 0),
+    doc.chunk_count,
+    'each chunk embedded once',
+  )
   t.equal(vectorCount(s), doc.chunk_count)
 })
 
@@ -130,7 +163,10 @@ t.test('provider down while indexing: the document is stored, BM25 serves, vecto
   const auto = await hits(s, 'auto')
   t.equal(auto[0]?.document.id, ids.car)
   t.equal(auto[0]?.ranking, 'hybrid')
-  t.notOk(s.a.logs.some((l) => l.includes(KEY)), 'the key never reaches a log line')
+  t.notOk(
+    s.a.logs.some((l) => l.includes(KEY)),
+    'the key never reaches a log line',
+  )
 })
 
 t.test('provider failing at query time: BM25 results, no error, a warning; hybrid again after the cooldown', async (t) => {
@@ -143,7 +179,10 @@ t.test('provider failing at query time: BM25 results, no error, a warning; hybri
   const down = await hits(s, 'parking garage')
   t.equal(embeddingCalls(p).length, asked + 2, 'the query embedding was tried twice (one retry)')
   t.equal(down[0]?.document.id, ids.parking)
-  t.ok(down.every((h) => h.ranking === 'bm25' && h.score > 0.1), 'BM25 ranking and scores')
+  t.ok(
+    down.every((h) => h.ranking === 'bm25' && h.score > 0.1),
+    'BM25 ranking and scores',
+  )
   t.equal(logged(s, 'query embedding failed').length, 1, 'one warning')
   const calls = embeddingCalls(p).length
   t.same(await hits(s, 'auto'), [], 'during the cooldown: BM25 at once, without asking')
@@ -167,11 +206,18 @@ t.test('deleting a document deletes its vectors; another model’s vectors are i
   const total = vectorCount(s)
   expectStatus(await s.send('DELETE', `${KB}/documents/${ids.car}`), 204, 'delete')
   t.equal(vectorCount(s), total - 1, 'the cascade removed the chunk’s vector')
-  t.notOk((await hits(s, 'auto')).some((h) => h.document.id === ids.car), 'and search forgot it at once')
+  t.notOk(
+    (await hits(s, 'auto')).some((h) => h.document.id === ids.car),
+    'and search forgot it at once',
+  )
 
   s.a.db.prepare("UPDATE knowledge_vectors SET model = 'older-model'").run()
   expectStatus(await s.send('DELETE', `${KB}/documents/${ids.hours}`), 204, 'delete')
-  t.same((await hits(s, 'garage')).map((h) => h.ranking), ['bm25'], 'vectors of another model are not compared')
+  t.same(
+    (await hits(s, 'garage')).map((h) => h.ranking),
+    ['bm25'],
+    'vectors of another model are not compared',
+  )
   const car = await createDoc(s, ...DOCS.car)
   await idle(s)
   const models = s.a.db.prepare('SELECT DISTINCT model FROM knowledge_vectors').all() as { model: string }[]
@@ -186,17 +232,39 @@ t.test('vectors never cross environments or organizations', async (t) => {
   const ids = await corpus(s)
   const stagingDoc = await createDoc(s, 'Staging fleet', 'Staging only: one automobile is parked on the roof.', staging)
   await idle(s)
-  t.same((await hits(s, 'auto', { top_k: 50 }, staging)).map((h) => h.document.id), [stagingDoc.id], 'staging sees only its own chunk')
+  t.same(
+    (await hits(s, 'auto', { top_k: 50 }, staging)).map((h) => h.document.id),
+    [stagingDoc.id],
+    'staging sees only its own chunk',
+  )
   const inDefault = await hits(s, 'auto', { top_k: 50 })
   t.equal(inDefault[0]?.document.id, ids.car)
-  t.notOk(inDefault.some((h) => h.document.id === stagingDoc.id), 'and the default environment never sees staging’s')
+  t.notOk(
+    inDefault.some((h) => h.document.id === stagingDoc.id),
+    'and the default environment never sees staging’s',
+  )
 
   const other = await newOwner(s.a)
-  const mine = expectStatus(await s.a.request('POST', `${KB}/documents`, { token: other.token, body: { title: 'Bikes', text: 'Bicycles can be parked at the entrance.' } }), 201, 'create')
+  const mine = expectStatus(
+    await s.a.request('POST', `${KB}/documents`, { token: other.token, body: { title: 'Bikes', text: 'Bicycles can be parked at the entrance.' } }),
+    201,
+    'create',
+  )
   await idle(s)
-  const theirs = expectStatus(await s.a.request('POST', `${KB}/search`, { token: other.token, body: { query: 'auto', top_k: 50 } }), 200, 'search') as HitWithRanking[]
-  t.ok(theirs.every((h) => h.document.id === mine.id), 'another organization finds only its own documents')
-  const filtered = expectStatus(await s.a.request('POST', `${KB}/search`, { token: other.token, body: { query: 'auto', document_ids: [ids.car] } }), 200, 'search')
+  const theirs = expectStatus(
+    await s.a.request('POST', `${KB}/search`, { token: other.token, body: { query: 'auto', top_k: 50 } }),
+    200,
+    'search',
+  ) as HitWithRanking[]
+  t.ok(
+    theirs.every((h) => h.document.id === mine.id),
+    'another organization finds only its own documents',
+  )
+  const filtered = expectStatus(
+    await s.a.request('POST', `${KB}/search`, { token: other.token, body: { query: 'auto', document_ids: [ids.car] } }),
+    200,
+    'search',
+  )
   t.same(filtered, [], 'naming another organization’s document finds nothing')
 })
 
@@ -204,7 +272,11 @@ t.test('an organization’s stored openai credential is used over the platform k
   const platform = await provider(t)
   const own = await provider(t, { apiKey: 'sk-org-embed-key-0002' })
   const s = await hybridScene(t, platform.url, { OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' })
-  expectStatus(await s.send('PUT', '/api/v1/credentials', { body: { provider: 'openai', fields: { api_key: 'sk-org-embed-key-0002', base_url: own.url } } }), 200, 'store credential')
+  expectStatus(
+    await s.send('PUT', '/api/v1/credentials', { body: { provider: 'openai', fields: { api_key: 'sk-org-embed-key-0002', base_url: own.url } } }),
+    200,
+    'store credential',
+  )
   const ids = await corpus(s)
   await idle(s)
   t.equal((await hits(s, 'auto'))[0]?.document.id, ids.car)
@@ -212,7 +284,14 @@ t.test('an organization’s stored openai credential is used over the platform k
   t.equal(platform.requests.length, 0, 'the platform provider was not used')
 
   const other = await newOwner(s.a)
-  expectStatus(await s.a.request('POST', `${KB}/documents`, { token: other.token, body: { title: 'Bikes', text: 'Bicycles can be parked at the entrance.' } }), 201, 'create')
+  expectStatus(
+    await s.a.request('POST', `${KB}/documents`, { token: other.token, body: { title: 'Bikes', text: 'Bicycles can be parked at the entrance.' } }),
+    201,
+    'create',
+  )
   await idle(s)
-  t.ok(embeddingCalls(platform).length >= 1 && embeddingCalls(platform).every((r) => r.authorized), 'an organization without a credential uses the platform key')
+  t.ok(
+    embeddingCalls(platform).length >= 1 && embeddingCalls(platform).every((r) => r.authorized),
+    'an organization without a credential uses the platform key',
+  )
 })

@@ -46,9 +46,18 @@ export async function setup(t: Test, o: TestAppOptions = {}): Promise<Scene> {
 }
 
 /** Uploads one file (optionally titled) and returns the raw reply. */
-export function upload(s: Scene, file: { name: string; data: Buffer; type?: string }, extra: Part[] = [], auth: { token?: string; apiKey?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+export function upload(
+  s: Scene,
+  file: { name: string; data: Buffer; type?: string },
+  extra: Part[] = [],
+  auth: { token?: string; apiKey?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const { body, contentType } = multipart([{ name: 'file', value: file.data, filename: file.name, type: file.type }, ...extra])
-  const opts = { raw: body, headers: { 'content-type': contentType, ...auth.headers }, ...(auth.apiKey ? { apiKey: auth.apiKey } : { token: auth.token ?? s.owner.token }) }
+  const opts = {
+    raw: body,
+    headers: { 'content-type': contentType, ...auth.headers },
+    ...(auth.apiKey ? { apiKey: auth.apiKey } : { token: auth.token ?? s.owner.token }),
+  }
   return s.a.request('POST', `${KB}/documents/upload`, opts)
 }
 

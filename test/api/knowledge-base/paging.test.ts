@@ -16,10 +16,22 @@ function seed(a: TestApp, who: Actor, n: number, env = 'dev'): Seeded[] {
   for (let i = 0; i < n; i++) {
     const id = randomUUID()
     const createdAt = i % 2 ? T1 : T2
-    a.services.repos.knowledge.insert({
-      id, organization_id: who.organizationId, environment_id: environmentId, title: `doc ${i}`, source: null, content_type: 'text/plain',
-      size_bytes: 5, text: 'hello', metadata: '{}', created_by: who.userId, created_at: createdAt,
-    }, [])
+    a.services.repos.knowledge.insert(
+      {
+        id,
+        organization_id: who.organizationId,
+        environment_id: environmentId,
+        title: `doc ${i}`,
+        source: null,
+        content_type: 'text/plain',
+        size_bytes: 5,
+        text: 'hello',
+        metadata: '{}',
+        created_by: who.userId,
+        created_at: createdAt,
+      },
+      [],
+    )
     rows.push({ id, key: createdAt })
   }
   return rows
@@ -40,7 +52,10 @@ t.test('GET /knowledge-base/documents is paged with limit/offset, X-Total-Count 
     const created = await a.request('POST', DOCS, { token: owner.token, body: { title: 'newest', text: 'Opening hours are nine to five.' } })
     t.equal(created.status, 201)
     const res = await get(`${DOCS}?limit=1`)
-    t.same(res.body.map((d: { id: string }) => d.id), [created.body.id])
+    t.same(
+      res.body.map((d: { id: string }) => d.id),
+      [created.body.id],
+    )
     t.notOk('text' in res.body[0])
     t.equal(res.headers.get('x-total-count'), String(mine.length + 1))
   })

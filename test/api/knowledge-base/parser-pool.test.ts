@@ -107,7 +107,9 @@ t.test('under the tsx CLI the worker loads TypeScript, and an idle pool does not
     console.log(await extractText('pdf', fs.readFileSync('test/fixtures/knowledge/insurance.pdf')))`
   const started = performance.now()
   const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
-    const child = execFile(path.join(ROOT, 'node_modules/.bin/tsx'), ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 25_000 }, (err, stdout) => resolve({ stdout, code: err ? (child.exitCode ?? -1) : 0 }))
+    const child = execFile(path.join(ROOT, 'node_modules/.bin/tsx'), ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 25_000 }, (err, stdout) =>
+      resolve({ stdout, code: err ? (child.exitCode ?? -1) : 0 }),
+    )
   })
   t.equal(code, 0, 'exit 0')
   t.match(stdout, /We accept the Allianz and Axa private insurance plans\./)

@@ -37,7 +37,10 @@ function expectGrants(t: Test, r: Result, allowed: readonly (keyof typeof SUCCES
 }
 
 const exists = async (s: Scene, id: string) => (await s.send('GET', `${KB}/documents/${id}`)).status === 200
-const titles = async (s: Scene) => expectStatus(await s.send('GET', `${KB}/documents`), 200, 'list').map((d: { title: string }) => d.title).sort()
+const titles = async (s: Scene) =>
+  expectStatus(await s.send('GET', `${KB}/documents`), 200, 'list')
+    .map((d: { title: string }) => d.title)
+    .sort()
 
 t.test('a workflow:read key reaches nothing of the knowledge base', async (t) => {
   const s = await setup(t)

@@ -40,18 +40,31 @@ t.test('the right document comes first for English and Turkish questions', async
   const hits = await search(s, 'Where is the parking garage?')
   t.match(hits[0], { document: { id: ids.parking, title: 'Parking' }, chunk: { index: 0, text: DOCS.parking[1] }, snippet: DOCS.parking[1] })
   t.match(hits[0]!.chunk.id, /^[0-9a-f-]{36}$/)
-  t.ok(hits.every((h) => h.score > 0), 'scores are positive')
-  t.same([...hits].sort((a, b) => b.score - a.score), hits, 'best first')
-  t.notOk(hits.some((h) => h.document.id === ids.saatler), 'documents sharing no word are not returned')
+  t.ok(
+    hits.every((h) => h.score > 0),
+    'scores are positive',
+  )
+  t.same(
+    [...hits].sort((a, b) => b.score - a.score),
+    hits,
+    'best first',
+  )
+  t.notOk(
+    hits.some((h) => h.document.id === ids.saatler),
+    'documents sharing no word are not returned',
+  )
 })
 
 t.test('case, Turkish dotted and dotless i and diacritics are ignored both ways', async (t) => {
   const s = await setup(t)
   const ids = await corpus(s)
   for (const q of ['İSTANBUL', 'ISTANBUL', 'istanbul', 'Istanbul', 'ıstanbul'])
-    t.same((await search(s, q)).map((h) => h.document.id), [ids.ulasim], `${q} finds İstanbul`)
-  for (const q of ['cagri', 'CAGRI', 'Çağrı', 'çağri', 'ÇAĞRI'])
-    t.equal((await search(s, q))[0]?.document.id, ids.cagri, `${q} finds çağrı`)
+    t.same(
+      (await search(s, q)).map((h) => h.document.id),
+      [ids.ulasim],
+      `${q} finds İstanbul`,
+    )
+  for (const q of ['cagri', 'CAGRI', 'Çağrı', 'çağri', 'ÇAĞRI']) t.equal((await search(s, q))[0]?.document.id, ids.cagri, `${q} finds çağrı`)
   t.equal((await search(s, 'kadikoy'))[0]?.document.id, ids.ulasim, 'kadikoy finds Kadıköy’deki (apostrophe suffix)')
   t.equal((await search(s, 'SATURDAY'))[0]?.document.id, ids.hours, 'English upper case too')
   t.equal((await search(s, 'calisma saatleri'))[0]?.document.id, ids.saatler, 'a title matches')
@@ -60,8 +73,25 @@ t.test('case, Turkish dotted and dotless i and diacritics are ignored both ways'
 t.test('query syntax never reaches FTS5: quotes, operators and punctuation are plain separators', async (t) => {
   const s = await setup(t)
   const ids = await corpus(s)
-  const nasty = ['"', '"parking', 'parking" OR "x', 'NEAR(parking garage)', 'title:parking', '{title body}: parking', 'park*', '-parking',
-    '^parking', 'parking AND', 'OR NOT AND', '(((', 'a:b:c', "parking'; DROP TABLE knowledge_chunks; --", 'park\u0000ing', '🚗 parking 🅿️', 'x'.repeat(1000)]
+  const nasty = [
+    '"',
+    '"parking',
+    'parking" OR "x',
+    'NEAR(parking garage)',
+    'title:parking',
+    '{title body}: parking',
+    'park*',
+    '-parking',
+    '^parking',
+    'parking AND',
+    'OR NOT AND',
+    '(((',
+    'a:b:c',
+    "parking'; DROP TABLE knowledge_chunks; --",
+    'park\u0000ing',
+    '🚗 parking 🅿️',
+    'x'.repeat(1000),
+  ]
   for (const q of nasty) {
     const res = await s.send('POST', `${KB}/search`, { body: { query: q } })
     t.equal(res.status, 200, JSON.stringify(q.slice(0, 40)), { body: res.text })
@@ -78,7 +108,10 @@ t.test('document_ids narrows the search; top_k bounds it', async (t) => {
   const s = await setup(t)
   const ids = await corpus(s)
   const q = 'open parking insurance'
-  t.same((await search(s, q, { document_ids: [ids.parking] })).map((h) => h.document.id), [ids.parking])
+  t.same(
+    (await search(s, q, { document_ids: [ids.parking] })).map((h) => h.document.id),
+    [ids.parking],
+  )
   t.same(new Set((await search(s, q, { document_ids: [ids.parking, ids.insurance] })).map((h) => h.document.id)), new Set([ids.parking, ids.insurance]))
   t.same(await search(s, q, { document_ids: ['00000000-0000-4000-8000-000000000000'] }), [], 'an unknown id narrows to nothing')
   t.same(errorOf(await s.send('POST', `${KB}/search`, { body: { query: q, document_ids: [] } })), { status: 422, code: 'too_short' })
@@ -114,7 +147,10 @@ t.test('the runtime adapter searches one environment and honours its AbortSignal
   const hits = await kb.search('İstanbul metro', 3, new AbortController().signal)
   t.equal(hits[0]?.document_id, ids.ulasim)
   t.match(hits[0], { chunk_id: /^[0-9a-f-]{36}$/, text: DOCS.ulasim[1], score: Number })
-  t.same((await kb.search('open', 5, new AbortController().signal, [ids.parking])).map((h) => h.document_id), [])
+  t.same(
+    (await kb.search('open', 5, new AbortController().signal, [ids.parking])).map((h) => h.document_id),
+    [],
+  )
   t.same(await kb.search('?!', 5, new AbortController().signal), [])
   const other = s.a.services.knowledge.forScope({ organizationId: s.owner.organizationId, environmentId: envs.find((e) => e.slug === 'staging')!.id })
   t.same(await other.search('istanbul', 5, new AbortController().signal), [], 'another environment sees nothing')

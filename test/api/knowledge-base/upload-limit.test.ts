@@ -56,7 +56,9 @@ function streamUpload(s: Scene, agent: http.Agent, total: number, politely: bool
       if (result && (done || cut)) resolve({ ...result, cut })
     }
     const req = http.request(`${s.a.url}${KB}/documents/upload`, {
-      method: 'POST', agent, headers: { authorization: `Bearer ${s.owner.token}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      method: 'POST',
+      agent,
+      headers: { authorization: `Bearer ${s.owner.token}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
     })
     req.on('response', (res) => {
       sentAtResponse = sent
@@ -150,7 +152,10 @@ t.test('a client that keeps sending after the 413 has its connection closed afte
 
 t.test('text fields have their own small limit', async (t) => {
   const s = await setup(t, { env: { OZAN_UPLOAD_LIMIT_BYTES: String(LIMIT) } })
-  const { body, contentType } = multipart([{ name: 'title', value: 'x'.repeat(17 * 1024) }, { name: 'file', value: 'hello', filename: 'a.txt' }])
+  const { body, contentType } = multipart([
+    { name: 'title', value: 'x'.repeat(17 * 1024) },
+    { name: 'file', value: 'hello', filename: 'a.txt' },
+  ])
   const res = await s.send('POST', `${KB}/documents/upload`, { raw: body, headers: { 'content-type': contentType } })
   t.same(errorOf(res), { status: 413, code: 'payload_too_large' })
   t.match(res.body.error.message, /"title" is longer than 16384 bytes/)

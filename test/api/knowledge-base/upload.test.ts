@@ -8,11 +8,46 @@ import { KB, errorOf, fixture, multipart, search, setup, upload } from './kb-fix
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 const CASES = [
-  { file: 'opening-hours.txt', type: 'text/plain', contentType: 'text/plain', has: ['The Kadıköy clinic is open from Monday to Saturday', 'Pazar günleri kapalıyız; acil çağrı hattı 7/24 açıktır.'], lacks: [] },
-  { file: 'parking.md', type: 'text/markdown', contentType: 'text/markdown', has: ['Parking and directions', 'Free parking is available behind the building for up to two hours.', 'Take the M4 metro to Ünalan.', 'Otopark girişi İSTANBUL caddesi'], lacks: ['**', '# ', '](', 'https://example.com'] },
-  { file: 'prices.html', type: 'text/html', contentType: 'text/html', has: ['Price list', 'A dental cleaning costs 1.500 TL.', 'Whitening: 4.000 TL', 'Diş teli muayenesi ücretsizdir.'], lacks: ['<', 'scriptsecret', 'color: red'] },
-  { file: 'insurance.pdf', type: 'application/pdf', contentType: 'application/pdf', has: ['Insurance policy', 'We accept the Allianz and Axa private insurance plans.', 'Bring your insurance card to every appointment.'], lacks: [] },
-  { file: 'cancellation.docx', type: DOCX, contentType: DOCX, has: ['Cancellation policy', 'Appointments can be cancelled free of charge up to 24 hours before.', 'Randevu iptali için çağrı merkezimizi arayın.'], lacks: ['<w:'] },
+  {
+    file: 'opening-hours.txt',
+    type: 'text/plain',
+    contentType: 'text/plain',
+    has: ['The Kadıköy clinic is open from Monday to Saturday', 'Pazar günleri kapalıyız; acil çağrı hattı 7/24 açıktır.'],
+    lacks: [],
+  },
+  {
+    file: 'parking.md',
+    type: 'text/markdown',
+    contentType: 'text/markdown',
+    has: [
+      'Parking and directions',
+      'Free parking is available behind the building for up to two hours.',
+      'Take the M4 metro to Ünalan.',
+      'Otopark girişi İSTANBUL caddesi',
+    ],
+    lacks: ['**', '# ', '](', 'https://example.com'],
+  },
+  {
+    file: 'prices.html',
+    type: 'text/html',
+    contentType: 'text/html',
+    has: ['Price list', 'A dental cleaning costs 1.500 TL.', 'Whitening: 4.000 TL', 'Diş teli muayenesi ücretsizdir.'],
+    lacks: ['<', 'scriptsecret', 'color: red'],
+  },
+  {
+    file: 'insurance.pdf',
+    type: 'application/pdf',
+    contentType: 'application/pdf',
+    has: ['Insurance policy', 'We accept the Allianz and Axa private insurance plans.', 'Bring your insurance card to every appointment.'],
+    lacks: [],
+  },
+  {
+    file: 'cancellation.docx',
+    type: DOCX,
+    contentType: DOCX,
+    has: ['Cancellation policy', 'Appointments can be cancelled free of charge up to 24 hours before.', 'Randevu iptali için çağrı merkezimizi arayın.'],
+    lacks: ['<w:'],
+  },
 ]
 
 t.test('each supported file type is uploaded with its text extracted and searchable', async (t) => {
@@ -32,9 +67,17 @@ t.test('each supported file type is uploaded with its text extracted and searcha
 
 t.test('a title field names the document; the declared type stands in for a missing extension', async (t) => {
   const s = await setup(t)
-  const titled = expectStatus(await upload(s, { name: 'faq.md', data: Buffer.from('# FAQ\n\nYes.') }, [{ name: 'title', value: 'Frequent questions' }]), 201, 'titled')
+  const titled = expectStatus(
+    await upload(s, { name: 'faq.md', data: Buffer.from('# FAQ\n\nYes.') }, [{ name: 'title', value: 'Frequent questions' }]),
+    201,
+    'titled',
+  )
   t.match(titled, { title: 'Frequent questions', source: 'faq.md', content_type: 'text/markdown' })
-  const bare = expectStatus(await upload(s, { name: 'notes', data: Buffer.from('<p>Hello <b>there</b></p>'), type: 'text/html; charset=utf-8' }), 201, 'no extension')
+  const bare = expectStatus(
+    await upload(s, { name: 'notes', data: Buffer.from('<p>Hello <b>there</b></p>'), type: 'text/html; charset=utf-8' }),
+    201,
+    'no extension',
+  )
   t.match(bare, { title: 'notes', content_type: 'text/html' })
   t.equal(expectStatus(await s.send('GET', `${KB}/documents/${bare.id}`), 200, 'get').text, 'Hello there')
   const pathy = expectStatus(await upload(s, { name: 'C:\\Users\\me\\hours.txt', data: Buffer.from('Open daily.') }), 201, 'path in name')
@@ -43,7 +86,13 @@ t.test('a title field names the document; the declared type stands in for a miss
 
 t.test('an unsupported file type is 415 unsupported_file_type and stores nothing', async (t) => {
   const s = await setup(t)
-  for (const [name, type] of [['tool.exe', 'application/octet-stream'], ['sheet.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'], ['photo.png', 'image/png'], ['blob', 'application/octet-stream'], ['report.txt.zip', 'text/plain']] as const) {
+  for (const [name, type] of [
+    ['tool.exe', 'application/octet-stream'],
+    ['sheet.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+    ['photo.png', 'image/png'],
+    ['blob', 'application/octet-stream'],
+    ['report.txt.zip', 'text/plain'],
+  ] as const) {
     const res = await upload(s, { name, data: Buffer.from('PK\x03\x04 whatever'), type })
     t.same(errorOf(res), { status: 415, code: 'unsupported_file_type' }, name)
     t.match(res.body.error.message, /\.txt, \.md, \.html, \.pdf or \.docx/)
@@ -70,7 +119,10 @@ t.test('a corrupt or mislabelled file is a 422 unreadable_document, never a 500'
   const blank = await upload(s, { name: 'blank.html', data: Buffer.from('<html><body><img src="x.png"></body></html>') })
   t.match(blank.body?.detail, [{ type: 'empty_document', loc: ['body', 'file'] }], 'a file with no text in it')
   t.same(expectStatus(await s.send('GET', `${KB}/documents`), 200, 'list'), [], 'nothing was stored')
-  t.notOk(s.a.logs.some((l) => l.includes('"level":50')), 'no error was logged')
+  t.notOk(
+    s.a.logs.some((l) => l.includes('"level":50')),
+    'no error was logged',
+  )
 })
 
 t.test('the upload takes multipart only, and a file in the file field', async (t) => {
@@ -84,10 +136,16 @@ t.test('the upload takes multipart only, and a file in the file field', async (t
   const asField = multipart([{ name: 'file', value: 'plain text field' }])
   const r2 = await s.send('POST', `${KB}/documents/upload`, { raw: asField.body, headers: { 'content-type': asField.contentType } })
   t.match(r2.body?.detail, [{ loc: ['body', 'file'], msg: 'Expected a file' }], 'a text field is not a file')
-  const two = multipart([{ name: 'file', value: 'a', filename: 'a.txt' }, { name: 'other', value: 'b', filename: 'b.txt' }])
+  const two = multipart([
+    { name: 'file', value: 'a', filename: 'a.txt' },
+    { name: 'other', value: 'b', filename: 'b.txt' },
+  ])
   const r3 = await s.send('POST', `${KB}/documents/upload`, { raw: two.body, headers: { 'content-type': two.contentType } })
   t.same(errorOf(r3), { status: 400, code: 'bad_request' }, 'one file per upload')
-  const broken = await s.send('POST', `${KB}/documents/upload`, { raw: Buffer.from('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhalf'), headers: { 'content-type': 'multipart/form-data; boundary=xyz' } })
+  const broken = await s.send('POST', `${KB}/documents/upload`, {
+    raw: Buffer.from('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhalf'),
+    headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+  })
   t.same(errorOf(broken), { status: 400, code: 'bad_request' }, 'a truncated form')
   const noBoundary = await s.send('POST', `${KB}/documents/upload`, { raw: Buffer.from('x'), headers: { 'content-type': 'multipart/form-data' } })
   t.same(errorOf(noBoundary), { status: 400, code: 'bad_request' })

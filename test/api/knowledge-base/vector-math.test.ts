@@ -15,19 +15,41 @@ t.test('toBlob keeps the float32 bytes, even of a view into a larger buffer', as
 })
 
 t.test('nearest: best first, at most n, nothing unrelated, the filter applied', async (t) => {
-  const rows = [[1, 0], [0, 1], [0.6, 0.8], [-1, 0], [0.8, 0.6]]
+  const rows = [
+    [1, 0],
+    [0, 1],
+    [0.6, 0.8],
+    [-1, 0],
+    [0.8, 0.6],
+  ]
   const matrix = Float32Array.from(rows.flat())
   const q = Float32Array.from([1, 0])
-  t.same(nearest(matrix, 2, q, 10).map((h) => h.row), [0, 4, 2], 'orthogonal and opposite rows are left out')
-  t.same(nearest(matrix, 2, q, 2).map((h) => h.row), [0, 4])
-  t.same(nearest(matrix, 2, q, 10, (r) => r !== 0).map((h) => h.row), [4, 2])
+  t.same(
+    nearest(matrix, 2, q, 10).map((h) => h.row),
+    [0, 4, 2],
+    'orthogonal and opposite rows are left out',
+  )
+  t.same(
+    nearest(matrix, 2, q, 2).map((h) => h.row),
+    [0, 4],
+  )
+  t.same(
+    nearest(matrix, 2, q, 10, (r) => r !== 0).map((h) => h.row),
+    [4, 2],
+  )
   t.same(nearest(new Float32Array(0), 2, q, 5), [])
 })
 
 t.test('reciprocal rank fusion sums 1/(60 + rank) over the lists', async (t) => {
-  const fused = reciprocalRankFusion([['a', 'b'], ['b', 'c']])
+  const fused = reciprocalRankFusion([
+    ['a', 'b'],
+    ['b', 'c'],
+  ])
   t.equal(fused.get('a'), 1 / 61)
   t.equal(fused.get('b'), 1 / 62 + 1 / 61)
   t.equal(fused.get('c'), 1 / 62)
-  t.same([...fused].sort((x, y) => y[1] - x[1]).map(([k]) => k), ['b', 'a', 'c'])
+  t.same(
+    [...fused].sort((x, y) => y[1] - x[1]).map(([k]) => k),
+    ['b', 'a', 'c'],
+  )
 })

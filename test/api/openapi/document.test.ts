@@ -13,9 +13,7 @@ const doc = res.body as Json
 
 /** Every operation of the document as [path, method, operation]. */
 function operations(d: Json): [string, string, Json][] {
-  return Object.entries(d.paths as Json).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m]).map((m): [string, string, Json] => [path, m, item[m]]),
-  )
+  return Object.entries(d.paths as Json).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m): [string, string, Json] => [path, m, item[m]]))
 }
 
 /** "METHOD /koa/:path" for each /api/v1 route the router serves, HEAD and the document itself aside. */
@@ -31,7 +29,9 @@ function served(router: Router): string[] {
 }
 
 function documented(d: Json): string[] {
-  return operations(d).map(([path, method]) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`).sort()
+  return operations(d)
+    .map(([path, method]) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`)
+    .sort()
 }
 
 const authOf = new Map(app.app.routes.map((r) => [r.operationId, r]))

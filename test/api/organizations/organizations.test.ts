@@ -73,17 +73,26 @@ t.test('GET /organizations lists every membership and marks the current one', as
   const fromFirst = await a.request('GET', ORGS, { token: owner.access_token })
   t.equal(fromFirst.status, 200)
   const byId = <T extends { id: string }>(rows: T[]) => [...rows].sort((x, y) => x.id.localeCompare(y.id))
-  t.same(byId(fromFirst.body), byId([
-    { id: first, name: owner.user.organization.name, role: 'owner', current: true },
-    { id: second, name: 'Second', role: 'owner', current: false },
-  ]))
+  t.same(
+    byId(fromFirst.body),
+    byId([
+      { id: first, name: owner.user.organization.name, role: 'owner', current: true },
+      { id: second, name: 'Second', role: 'owner', current: false },
+    ]),
+  )
   const fromSecond = await a.request('GET', ORGS, { token: created.body.access_token })
-  t.same(fromSecond.body.filter((o: { current: boolean }) => o.current).map((o: { id: string }) => o.id), [second])
+  t.same(
+    fromSecond.body.filter((o: { current: boolean }) => o.current).map((o: { id: string }) => o.id),
+    [second],
+  )
 
   // Someone else's organization is not listed.
   const stranger = await a.register()
   const theirs = await a.request('GET', ORGS, { token: stranger.access_token })
-  t.same(theirs.body.map((o: { id: string }) => o.id), [stranger.user.organization.id])
+  t.same(
+    theirs.body.map((o: { id: string }) => o.id),
+    [stranger.user.organization.id],
+  )
 })
 
 t.test('POST /organizations with a session: 201, and the new tokens act in the new organization', async (t) => {
@@ -102,7 +111,10 @@ t.test('POST /organizations with a session: 201, and the new tokens act in the n
   const projects = await a.request('GET', '/api/v1/projects', { token: res.body.access_token })
   t.equal(projects.body.length, 1)
   t.match(projects.body[0], { is_default: true })
-  t.same(projects.body[0].environments.map((e: { slug: string }) => e.slug), ['dev', 'staging', 'prod'])
+  t.same(
+    projects.body[0].environments.map((e: { slug: string }) => e.slug),
+    ['dev', 'staging', 'prod'],
+  )
 
   // The old token still acts in the old organization.
   t.equal((await a.request('GET', ORG, { token: owner.access_token })).body.id, owner.user.organization.id)
@@ -177,9 +189,25 @@ t.test('GET /regions lists configured regions and marks the one serving the requ
   const a = await setup(t, { OZAN_REGIONS: 'eu=Europe,us=United States=https://us.example.com', OZAN_PUBLIC_URL: 'https://eu.example.com' })
   const eu = { id: 'eu', name: 'Europe', api_url: 'https://eu.example.com' }
   const us = { id: 'us', name: 'United States', api_url: 'https://us.example.com' }
-  t.same((await regions(a, 'us.example.com')).body, [{ ...eu, current: false }, { ...us, current: true }])
-  t.same((await regions(a, 'US.Example.com')).body, [{ ...eu, current: false }, { ...us, current: true }], 'host names ignore case')
-  t.same((await regions(a, 'eu.example.com')).body, [{ ...eu, current: true }, { ...us, current: false }])
+  t.same((await regions(a, 'us.example.com')).body, [
+    { ...eu, current: false },
+    { ...us, current: true },
+  ])
+  t.same(
+    (await regions(a, 'US.Example.com')).body,
+    [
+      { ...eu, current: false },
+      { ...us, current: true },
+    ],
+    'host names ignore case',
+  )
+  t.same((await regions(a, 'eu.example.com')).body, [
+    { ...eu, current: true },
+    { ...us, current: false },
+  ])
   // A host that is none of them (e.g. a direct address) falls back to the first region.
-  t.same((await regions(a)).body, [{ ...eu, current: true }, { ...us, current: false }])
+  t.same((await regions(a)).body, [
+    { ...eu, current: true },
+    { ...us, current: false },
+  ])
 })

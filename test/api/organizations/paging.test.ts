@@ -13,7 +13,8 @@ t.test('GET /organizations is paged: joined earliest first, ties by name then id
   const other = await newOwner(a)
   const { defaultLimit, maxLimit } = DEFAULT_ORGANIZATION_PAGE_LIMITS
   const { organizations } = a.services.repos
-  const joined = (orgId: string) => (a.db.prepare('SELECT created_at FROM org_members WHERE organization_id = ? AND user_id = ?').get(orgId, user.userId) as { created_at: number }).created_at
+  const joined = (orgId: string) =>
+    (a.db.prepare('SELECT created_at FROM org_members WHERE organization_id = ? AND user_id = ?').get(orgId, user.userId) as { created_at: number }).created_at
   const mine: Seeded[] = [{ id: user.organizationId, key: joined(user.organizationId) }]
   for (let i = 0; i < maxLimit + 4; i++) {
     const at = T1 + (i % 2) * 1000
@@ -28,12 +29,21 @@ t.test('GET /organizations is paged: joined earliest first, ties by name then id
     return { id: org.id, key: T1 }
   })
   await checkPagedList(t, {
-    path: '/api/v1/organizations', get: (url) => a.request('GET', url, { token: user.token }), mine, theirs, defaultLimit, maxLimit, ascending: true,
+    path: '/api/v1/organizations',
+    get: (url) => a.request('GET', url, { token: user.token }),
+    mine,
+    theirs,
+    defaultLimit,
+    maxLimit,
+    ascending: true,
     idOf: (o) => (o as { id: string }).id,
   })
 
   await t.test('current marks the organization the session acts in, on whichever page it falls', async (t) => {
     const res = await a.request('GET', `/api/v1/organizations?limit=${maxLimit}&offset=${maxLimit}`, { token: user.token })
-    t.same(res.body.filter((o: { current: boolean }) => o.current).map((o: { id: string }) => o.id), [user.organizationId])
+    t.same(
+      res.body.filter((o: { current: boolean }) => o.current).map((o: { id: string }) => o.id),
+      [user.organizationId],
+    )
   })
 })

@@ -22,7 +22,13 @@ t.test('GET /projects is paged: the default project first, then oldest first, ti
   }
   const theirs: Seeded[] = Array.from({ length: 5 }, (_, i) => ({ id: repos.create(other.organizationId, `theirs ${i}`, T1).id, key: T1 }))
   await checkPagedList(t, {
-    path: '/api/v1/projects', get: (url) => a.request('GET', url, { token: owner.token }), mine, theirs, defaultLimit, maxLimit, ascending: true,
+    path: '/api/v1/projects',
+    get: (url) => a.request('GET', url, { token: owner.token }),
+    mine,
+    theirs,
+    defaultLimit,
+    maxLimit,
+    ascending: true,
     idOf: (p) => (p as { id: string }).id,
   })
 })

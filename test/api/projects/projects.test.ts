@@ -21,15 +21,27 @@ t.test('GET /projects lists the default project with dev, staging and prod', asy
   t.equal(res.body.length, 1)
   const [project] = res.body
   t.match(project, { name: 'Default', is_default: true })
-  t.same(project.environments.map((e: { slug: string }) => e.slug), SLUGS)
-  t.same(project.environments.map((e: { name: string }) => e.name), ['Development', 'Staging', 'Production'])
+  t.same(
+    project.environments.map((e: { slug: string }) => e.slug),
+    SLUGS,
+  )
+  t.same(
+    project.environments.map((e: { name: string }) => e.name),
+    ['Development', 'Staging', 'Production'],
+  )
   for (const e of project.environments) t.equal(e.project_id, project.id)
   t.equal(new Set(project.environments.map((e: { id: string }) => e.id)).size, 3, 'three distinct environments')
   // Exactly the organization's default environment (dev unless changed) is marked.
-  t.same(project.environments.map((e: { is_default: boolean }) => e.is_default), [true, false, false])
+  t.same(
+    project.environments.map((e: { is_default: boolean }) => e.is_default),
+    [true, false, false],
+  )
   await a.request('PATCH', '/api/v1/organization', { token, body: { default_environment: 'staging' } })
   const after = (await a.request('GET', PROJECTS, { token })).body[0]
-  t.same(after.environments.map((e: { is_default: boolean }) => e.is_default), [false, true, false])
+  t.same(
+    after.environments.map((e: { is_default: boolean }) => e.is_default),
+    [false, true, false],
+  )
 })
 
 t.test('POST /projects answers 201 with a new project that has its own dev, staging and prod', async (t) => {
@@ -37,9 +49,14 @@ t.test('POST /projects answers 201 with a new project that has its own dev, stag
   const res = await a.request('POST', PROJECTS, { token, body: { name: ' Support line ' } })
   t.equal(res.status, 201)
   t.match(res.body, { name: 'Support line', is_default: false })
-  t.same(res.body.environments.map((e: { slug: string }) => e.slug), SLUGS)
-  t.ok(res.body.environments.every((e: { project_id: string; is_default: boolean }) => e.project_id === res.body.id && !e.is_default),
-    "a non-default project's environments are never the organization default")
+  t.same(
+    res.body.environments.map((e: { slug: string }) => e.slug),
+    SLUGS,
+  )
+  t.ok(
+    res.body.environments.every((e: { project_id: string; is_default: boolean }) => e.project_id === res.body.id && !e.is_default),
+    "a non-default project's environments are never the organization default",
+  )
 
   const list = await a.request('GET', PROJECTS, { token })
   t.same(list.body.map((p: { id: string }) => p.id).slice(1), [res.body.id], 'listed after the default project')
@@ -102,7 +119,11 @@ t.test('an invalid project uuid is 422 at path.project_uuid', async (t) => {
 
 t.test('project routes need authentication', async (t) => {
   const { a } = await setup(t)
-  for (const [method, path] of [['GET', PROJECTS], ['POST', PROJECTS], ['GET', `${PROJECTS}/${randomUUID()}/environments`]] as const) {
+  for (const [method, path] of [
+    ['GET', PROJECTS],
+    ['POST', PROJECTS],
+    ['GET', `${PROJECTS}/${randomUUID()}/environments`],
+  ] as const) {
     const res = await a.request(method, path, method === 'POST' ? { body: { name: 'x' } } : {})
     t.equal(res.status, 401, `${method} ${path}`)
     t.equal(res.body.error.code, 'authentication_required')

@@ -19,7 +19,10 @@ t.test('an invitation is created, mailed with a token, published on the bus and 
   t.equal(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at), 7 * DAY_MS, 'expires in 7 days')
 
   const mails = a.services.repos.mailOutbox.forRecipient(email)
-  t.same(mails.map((m) => m.kind), ['invitation'])
+  t.same(
+    mails.map((m) => m.kind),
+    ['invitation'],
+  )
   t.ok(invitationToken(a, email).length >= 16, 'the mail carries an accept link with a token')
 
   const published = events.filter((e) => e.type === 'member.invited')
@@ -43,7 +46,11 @@ t.test('re-inviting a pending email replaces the invitation and its token', asyn
   t.not(newToken, oldToken)
 
   const pending = (await a.request('GET', INVITATIONS, { token: owner.token })).body
-  t.same(pending.map((i: { id: string; role: { key: string } }) => [i.id, i.role.key]), [[second.body.id, 'developer']], 'one pending invitation, the new one')
+  t.same(
+    pending.map((i: { id: string; role: { key: string } }) => [i.id, i.role.key]),
+    [[second.body.id, 'developer']],
+    'one pending invitation, the new one',
+  )
 
   const user = actorOf(await a.register(email))
   rejected(t, await accept(a, user.token, oldToken), 400, 'invalid_token')
@@ -73,9 +80,15 @@ t.test('the right user joins with the invited role; the wrong user and a used to
   const right = actorOf(await a.register(email))
   t.equal((await accept(a, right.token, token)).status, 204, 'the mismatch did not use the token up')
   const orgs = (await a.request('GET', '/api/v1/organizations', { token: right.token })).body
-  t.match(orgs.find((o: { id: string }) => o.id === owner.organizationId), { role: 'developer', current: false })
+  t.match(
+    orgs.find((o: { id: string }) => o.id === owner.organizationId),
+    { role: 'developer', current: false },
+  )
   const members = (await a.request('GET', `${RBAC}/members`, { token: owner.token })).body
-  t.match(members.find((m: { user_id: string }) => m.user_id === right.userId), { email, role: { id: ROLE.developer } })
+  t.match(
+    members.find((m: { user_id: string }) => m.user_id === right.userId),
+    { email, role: { id: ROLE.developer } },
+  )
   t.same((await a.request('GET', INVITATIONS, { token: owner.token })).body, [], 'no longer pending')
 
   rejected(t, await accept(a, right.token, token), 400, 'invalid_token')
@@ -111,7 +124,10 @@ t.test('pending invitations are listed and can be revoked; a revoked token is re
   t.ok(list.body.every((i: { status: string }) => i.status === 'pending'))
 
   t.equal((await a.request('DELETE', `${INVITATIONS}/${ids[0]}`, { token: owner.token })).status, 204)
-  t.same((await a.request('GET', INVITATIONS, { token: owner.token })).body.map((i: { id: string }) => i.id), [ids[1]])
+  t.same(
+    (await a.request('GET', INVITATIONS, { token: owner.token })).body.map((i: { id: string }) => i.id),
+    [ids[1]],
+  )
   const user = actorOf(await a.register(emails[0]))
   rejected(t, await accept(a, user.token, invitationToken(a, emails[0]!)), 400, 'invalid_token')
   t.equal((await a.request('DELETE', `${INVITATIONS}/${ids[0]}`, { token: owner.token })).status, 404, 'revoking again finds nothing')

@@ -9,10 +9,13 @@ t.test('members are listed with their roles; anyone with members:read may list',
   const viewer = await addMember(a, owner, ROLE.viewer, 'viewer')
   const res = await a.request('GET', MEMBERS, { token: viewer.token })
   t.equal(res.status, 200)
-  t.same(res.body.map((m: { user_id: string; role: { key: string } }) => [m.user_id, m.role.key]).sort(), [
-    [owner.userId, 'owner'],
-    [viewer.userId, 'viewer'],
-  ].sort())
+  t.same(
+    res.body.map((m: { user_id: string; role: { key: string } }) => [m.user_id, m.role.key]).sort(),
+    [
+      [owner.userId, 'owner'],
+      [viewer.userId, 'viewer'],
+    ].sort(),
+  )
   const me = res.body.find((m: { user_id: string }) => m.user_id === viewer.userId)
   t.match(me, { email: viewer.email, name: 'Test User', role: { id: ROLE.viewer, key: 'viewer', name: 'Viewer' } })
   t.ok(Date.parse(me.joined_at) > 0)
@@ -68,11 +71,18 @@ t.test('an admin cannot demote or remove an owner, nor grant ownership', async (
     await a.request('PATCH', `${MEMBERS}/${viewer.userId}`, { token: admin.token, body: { role_id: ROLE.owner } }),
     await a.request('PATCH', `${MEMBERS}/${admin.userId}`, { token: admin.token, body: { role_id: ROLE.owner } }),
     await invite(a, admin, freshEmail('boss'), ROLE.owner),
-  ]) t.same([res.status, code(res)], [403, 'permission_denied'])
-  const roles = Object.fromEntries((await a.request('GET', MEMBERS, { token: owner.token })).body.map((m: { user_id: string; role: { key: string } }) => [m.user_id, m.role.key]))
+  ])
+    t.same([res.status, code(res)], [403, 'permission_denied'])
+  const roles = Object.fromEntries(
+    (await a.request('GET', MEMBERS, { token: owner.token })).body.map((m: { user_id: string; role: { key: string } }) => [m.user_id, m.role.key]),
+  )
   t.same(roles, { [owner.userId]: 'owner', [admin.userId]: 'admin', [viewer.userId]: 'viewer' }, 'nothing changed')
 
-  t.equal((await a.request('PATCH', `${MEMBERS}/${viewer.userId}`, { token: admin.token, body: { role_id: ROLE.developer } })).status, 200, 'an admin manages non-owners')
+  t.equal(
+    (await a.request('PATCH', `${MEMBERS}/${viewer.userId}`, { token: admin.token, body: { role_id: ROLE.developer } })).status,
+    200,
+    'an admin manages non-owners',
+  )
   t.equal((await a.request('DELETE', `${MEMBERS}/${viewer.userId}`, { token: admin.token })).status, 204)
 })
 
@@ -84,16 +94,17 @@ t.test("a removed member's sessions and unscoped keys stop at once", async (t) =
   t.equal((await a.request('GET', '/api/v1/auth/me', { apiKey: key })).status, 200)
 
   t.equal((await a.request('DELETE', `${MEMBERS}/${m.userId}`, { token: owner.token })).status, 204)
-  for (const res of [
-    await a.request('GET', '/api/v1/auth/me', { token: m.token }),
-    await a.request('GET', '/api/v1/auth/me', { apiKey: key }),
-  ]) t.same([res.status, code(res)], [401, 'authentication_required'])
+  for (const res of [await a.request('GET', '/api/v1/auth/me', { token: m.token }), await a.request('GET', '/api/v1/auth/me', { apiKey: key })])
+    t.same([res.status, code(res)], [401, 'authentication_required'])
 
   const sessions = a.db
     .prepare('SELECT revoked_at, revoked_reason FROM auth_sessions WHERE user_id = ? AND organization_id = ?')
     .all(m.userId, owner.organizationId) as { revoked_at: number | null; revoked_reason: string | null }[]
   t.ok(sessions.length >= 1)
-  t.ok(sessions.every((s) => s.revoked_at !== null && s.revoked_reason === 'member_removed'), 'every session there is revoked')
+  t.ok(
+    sessions.every((s) => s.revoked_at !== null && s.revoked_reason === 'member_removed'),
+    'every session there is revoked',
+  )
   t.equal((await a.request('GET', '/api/v1/auth/me', { token: ownOrgToken })).status, 200, 'their own organization is untouched')
   t.notOk((await a.request('GET', MEMBERS, { token: owner.token })).body.some((x: { user_id: string }) => x.user_id === m.userId))
   const again = await a.request('DELETE', `${MEMBERS}/${m.userId}`, { token: owner.token })
@@ -107,7 +118,10 @@ t.test("a removed member's sessions and unscoped keys stop at once", async (t) =
 t.test('an unknown user and a user of another organization give the identical 404', async (t) => {
   const { a, owner } = await setup(t)
   const stranger = actorOf(await a.register(freshEmail('stranger')))
-  for (const [method, body] of [['PATCH', { role_id: ROLE.viewer }], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['PATCH', { role_id: ROLE.viewer }],
+    ['DELETE', undefined],
+  ] as const) {
     const foreign = await a.request(method, `${MEMBERS}/${stranger.userId}`, { token: owner.token, body })
     const unknown = await a.request(method, `${MEMBERS}/${UNKNOWN_USER}`, { token: owner.token, body })
     t.same([foreign.status, code(foreign)], [404, 'not_found'], method)
@@ -115,5 +129,8 @@ t.test('an unknown user and a user of another organization give the identical 40
   }
   t.equal((await a.request('GET', '/api/v1/auth/me', { token: stranger.token })).body.role, 'owner', 'the stranger is untouched')
   const path = await a.request('DELETE', `${MEMBERS}/not-a-uuid`, { token: owner.token })
-  t.same(path.body.detail.map((d: { loc: unknown }) => d.loc), [['path', 'user_id']])
+  t.same(
+    path.body.detail.map((d: { loc: unknown }) => d.loc),
+    [['path', 'user_id']],
+  )
 })

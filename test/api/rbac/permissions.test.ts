@@ -13,9 +13,24 @@ interface PermissionInfo {
 // phone numbers, tools, campaigns, do-not-call, integrations, automations, webhooks, organization
 // settings, API keys, billing, members, roles, audit, request logs)".
 const ISSUE_RESOURCES = [
-  'agents', 'sessions', 'calls', 'knowledge_base', 'phone_numbers', 'tools', 'campaigns', 'do_not_call',
-  'integrations', 'automations', 'webhooks', 'organization', 'api_keys', 'billing', 'members', 'roles',
-  'audit', 'request_logs',
+  'agents',
+  'sessions',
+  'calls',
+  'knowledge_base',
+  'phone_numbers',
+  'tools',
+  'campaigns',
+  'do_not_call',
+  'integrations',
+  'automations',
+  'webhooks',
+  'organization',
+  'api_keys',
+  'billing',
+  'members',
+  'roles',
+  'audit',
+  'request_logs',
 ]
 
 // The spec's scope table, read independently of api/rbac/permissions.ts: what each scope must grant
@@ -29,8 +44,16 @@ const SPEC_SCOPES: Record<string, string[]> = {
   'knowledge_base:write': ['knowledge_base:write'],
   'org:read': ['phone_numbers:read', 'tools:read', 'campaigns:read', 'do_not_call:read', 'integrations:read', 'automations:read', 'webhooks:read'],
   'org:manage': [
-    'phone_numbers:write', 'tools:write', 'campaigns:write', 'do_not_call:write', 'integrations:write', 'automations:write',
-    'webhooks:write', 'organization:write', 'api_keys:write', 'billing:write',
+    'phone_numbers:write',
+    'tools:write',
+    'campaigns:write',
+    'do_not_call:write',
+    'integrations:write',
+    'automations:write',
+    'webhooks:write',
+    'organization:write',
+    'api_keys:write',
+    'billing:write',
   ],
   'member:read': ['members:read', 'audit:read', 'api_keys:read', 'request_logs:read'],
   'member:manage': ['members:write'],
@@ -71,7 +94,10 @@ t.test("each entry's scopes agree with the spec's scope table", async (t) => {
   t.same([...scopesSeen].sort(), Object.keys(SPEC_SCOPES).sort(), 'exactly the spec’s 11 scopes appear')
   // Nothing about members, roles or keys is granted by a workflow or knowledge-base scope.
   for (const p of catalog.filter((x) => ['members', 'roles', 'api_keys', 'audit'].includes(x.resource))) {
-    t.notOk(p.scopes.some((s) => s.startsWith('workflow:') || s.startsWith('knowledge_base:')), `${p.key} is not a workflow scope`)
+    t.notOk(
+      p.scopes.some((s) => s.startsWith('workflow:') || s.startsWith('knowledge_base:')),
+      `${p.key} is not a workflow scope`,
+    )
   }
 })
 

@@ -12,11 +12,22 @@ t.test('built-in roles are listed and can be neither changed nor deleted', async
   const list = await a.request('GET', ROLES, { token: owner.token })
   t.equal(list.status, 200)
   const builtins = list.body.filter((r: { builtin: boolean }) => r.builtin)
-  t.same(builtins.map((r: { id: number; key: string }) => [r.id, r.key]), [[1, 'owner'], [2, 'admin'], [3, 'developer'], [4, 'viewer']])
+  t.same(
+    builtins.map((r: { id: number; key: string }) => [r.id, r.key]),
+    [
+      [1, 'owner'],
+      [2, 'admin'],
+      [3, 'developer'],
+      [4, 'viewer'],
+    ],
+  )
   t.match(builtins[0], { member_count: 1 }, 'the registering user owns the organization')
   const catalog = (await a.request('GET', `${RBAC}/permissions`, { token: owner.token })).body
   t.equal(builtins[0].permissions.length, catalog.length, 'an owner holds every permission')
-  t.notOk(builtins[3].permissions.some((p: string) => p.endsWith(':write')), 'a viewer writes nothing')
+  t.notOk(
+    builtins[3].permissions.some((p: string) => p.endsWith(':write')),
+    'a viewer writes nothing',
+  )
 
   for (const id of Object.values(ROLE)) {
     const patch = await a.request('PATCH', `${ROLES}/${id}`, { token: owner.token, body: { name: 'Mine now' } })
@@ -34,7 +45,10 @@ t.test('custom role lifecycle: create, conflict, change, validate, delete — ea
   t.match(created.body, { name: 'Support Agent', description: '', builtin: false, member_count: 0, permissions: ['members:read', 'audit:read'] })
   t.ok(Number.isInteger(created.body.id) && created.body.id > 4, 'an integer id after the built-ins')
   const id: number = created.body.id
-  t.ok((await a.request('GET', ROLES, { token: owner.token })).body.some((r: { id: number }) => r.id === id), 'listed')
+  t.ok(
+    (await a.request('GET', ROLES, { token: owner.token })).body.some((r: { id: number }) => r.id === id),
+    'listed',
+  )
 
   for (const name of ['Support Agent', 'support agent', 'Admin']) {
     const dup = await createRole(a, owner, name, [])
@@ -57,17 +71,26 @@ t.test('custom role lifecycle: create, conflict, change, validate, delete — ea
   ] as const) {
     const bad = await a.request('PATCH', `${ROLES}/${id}`, { token: owner.token, body })
     t.equal(bad.status, 422, JSON.stringify(body))
-    t.same(bad.body.detail.map((d: { loc: unknown }) => d.loc), [where])
+    t.same(
+      bad.body.detail.map((d: { loc: unknown }) => d.loc),
+      [where],
+    )
   }
   t.equal((await createRole(a, owner, 'Bad', ['everything:all'])).status, 422, 'an unknown permission cannot be created either')
 
   t.equal((await a.request('DELETE', `${ROLES}/${id}`, { token: owner.token })).status, 204)
-  t.notOk((await a.request('GET', ROLES, { token: owner.token })).body.some((r: { id: number }) => r.id === id), 'gone')
+  t.notOk(
+    (await a.request('GET', ROLES, { token: owner.token })).body.some((r: { id: number }) => r.id === id),
+    'gone',
+  )
   t.equal((await a.request('DELETE', `${ROLES}/${id}`, { token: owner.token })).status, 404, 'deleting again finds nothing')
 
   for (const action of ['role.created', 'role.updated', 'role.deleted']) {
     const rows = await auditOf(a, owner, action)
-    t.ok(rows.some((r) => r.resource_id === String(id) && r.resource_type === 'role' && r.actor.id === owner.userId), `${action} audited`)
+    t.ok(
+      rows.some((r) => r.resource_id === String(id) && r.resource_type === 'role' && r.actor.id === owner.userId),
+      `${action} audited`,
+    )
   }
 })
 
@@ -92,7 +115,10 @@ t.test('a role held by a member or offered by a pending invitation cannot be del
   const member = await addMember(a, owner, held)
   const inUse = await a.request('DELETE', `${ROLES}/${held}`, { token: owner.token })
   t.same([inUse.status, code(inUse)], [409, 'role_in_use'])
-  t.match((await a.request('GET', ROLES, { token: owner.token })).body.find((r: { id: number }) => r.id === held), { member_count: 1 })
+  t.match(
+    (await a.request('GET', ROLES, { token: owner.token })).body.find((r: { id: number }) => r.id === held),
+    { member_count: 1 },
+  )
 
   const offered = (await createRole(a, owner, 'Offered', ['members:read'])).body.id
   const inv = await invite(a, owner, freshEmail('pending'), offered)
@@ -122,18 +148,30 @@ t.test("another organization's role and an unknown role give the identical 404; 
   const { a, owner } = await setup(t)
   const stranger = actorOf(await a.register(freshEmail('stranger')))
   const theirs = (await createRole(a, stranger, 'Theirs', [])).body.id
-  for (const [method, body] of [['PATCH', { name: 'Stolen' }], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['PATCH', { name: 'Stolen' }],
+    ['DELETE', undefined],
+  ] as const) {
     const foreign = await a.request(method, `${ROLES}/${theirs}`, { token: owner.token, body })
     const unknown = await a.request(method, `${ROLES}/987654`, { token: owner.token, body })
     t.same([foreign.status, code(foreign)], [404, 'not_found'], method)
     t.equal(withoutRequestId(foreign), withoutRequestId(unknown), `${method}: byte-identical but for request_id`)
   }
-  t.ok((await a.request('GET', ROLES, { token: stranger.token })).body.some((r: { name: string }) => r.name === 'Theirs'), 'their role is untouched')
-  t.notOk((await a.request('GET', ROLES, { token: owner.token })).body.some((r: { id: number }) => r.id === theirs), 'and not listed here')
+  t.ok(
+    (await a.request('GET', ROLES, { token: stranger.token })).body.some((r: { name: string }) => r.name === 'Theirs'),
+    'their role is untouched',
+  )
+  t.notOk(
+    (await a.request('GET', ROLES, { token: owner.token })).body.some((r: { id: number }) => r.id === theirs),
+    'and not listed here',
+  )
   for (const bad of ['abc', '0', '1.5']) {
     const res = await a.request('PATCH', `${ROLES}/${bad}`, { token: owner.token, body: { name: 'x' } })
     t.equal(res.status, 422, bad)
-    t.same(res.body.detail.map((d: { loc: unknown }) => d.loc), [['path', 'role_id']])
+    t.same(
+      res.body.detail.map((d: { loc: unknown }) => d.loc),
+      [['path', 'role_id']],
+    )
   }
   const assign = await a.request('PATCH', `${RBAC}/members/${owner.userId}`, { token: owner.token, body: { role_id: theirs } })
   t.not(assign.status, 200, "another organization's role cannot be assigned")

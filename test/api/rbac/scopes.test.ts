@@ -7,8 +7,14 @@ import { RBAC, code, createKey, createRole, freshEmail, setup } from '../../help
 
 // A probe route that answers with the caller's permissions as the authenticator resolved them.
 const probe = defineRoute({
-  operationId: 'test_permissions', method: 'get', path: '/api/v1/test/permissions', auth: 'A', tag: 'test',
-  summary: "the caller's permissions", status: 200, response: z.array(z.string()),
+  operationId: 'test_permissions',
+  method: 'get',
+  path: '/api/v1/test/permissions',
+  auth: 'A',
+  tag: 'test',
+  summary: "the caller's permissions",
+  status: 200,
+  response: z.array(z.string()),
   handler: ({ auth }) => [...auth.permissions].sort(),
 })
 
@@ -18,7 +24,10 @@ const inviteRole = (await createRole(a, owner, 'Inviter', ['members:write'])).bo
 
 type Call = (a: TestApp, key: string) => Promise<Reply>
 const me: Call = (a, apiKey) => a.request('GET', '/api/v1/auth/me', { apiKey })
-const get = (path: string): Call => (a, apiKey) => a.request('GET', path, { apiKey })
+const get =
+  (path: string): Call =>
+  (a, apiKey) =>
+    a.request('GET', path, { apiKey })
 
 // Today's routes cover members, roles, the audit trail, request logs, API keys and organization
 // settings. The workflow:* scopes (agents, sessions, calls, analytics), knowledge_base:* and
@@ -80,8 +89,7 @@ for (const scope of SCOPES) {
 t.test('every permission-checked route × every scope: 403 exactly when the scope lacks its permission', async (t) => {
   const checked = a.app.routes.filter((r) => r.permission)
   t.ok(checked.length >= 10, 'routes with permissions exist')
-  const fill = (path: string) =>
-    path.replace('{role_id}', '999999').replace(/\{[a-z_]+\}/g, '00000000-0000-4000-8000-000000000000')
+  const fill = (path: string) => path.replace('{role_id}', '999999').replace(/\{[a-z_]+\}/g, '00000000-0000-4000-8000-000000000000')
   for (const scope of SCOPES) {
     for (const route of checked) {
       // No body: a permitted request then fails validation (422) or finds nothing (404), so the

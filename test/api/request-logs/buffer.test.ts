@@ -33,8 +33,17 @@ function buffer(t: { teardown(fn: () => unknown): void }, o: Partial<RequestLogO
 
 let n = 0
 const row = (): NewRequestLog => ({
-  organization_id: 'org', environment_id: null, user_id: 'u', api_key_id: null, method: 'GET', route: '/r', status: 200,
-  duration_ms: 1, request_id: `req-${++n}`, ip: null, created_at: 0,
+  organization_id: 'org',
+  environment_id: null,
+  user_id: 'u',
+  api_key_id: null,
+  method: 'GET',
+  route: '/r',
+  status: 200,
+  duration_ms: 1,
+  request_id: `req-${++n}`,
+  ip: null,
+  created_at: 0,
 })
 
 t.test('rows are written in batches of maxBuffered, not one by one', async (t) => {
@@ -49,14 +58,29 @@ t.test('rows are written in batches of maxBuffered, not one by one', async (t) =
   push()
   t.equal(batches.length, 0, 'nothing written below the batch size')
   push()
-  t.same(batches.map((x) => x.length), [3], 'the third row flushes all three in one insert')
+  t.same(
+    batches.map((x) => x.length),
+    [3],
+    'the third row flushes all three in one insert',
+  )
   for (let i = 0; i < 7; i++) push()
-  t.same(batches.map((x) => x.length), [3, 3, 3])
+  t.same(
+    batches.map((x) => x.length),
+    [3, 3, 3],
+  )
   b.flush()
-  t.same(batches.map((x) => x.length), [3, 3, 3, 1], 'an explicit flush writes the remainder')
+  t.same(
+    batches.map((x) => x.length),
+    [3, 3, 3, 1],
+    'an explicit flush writes the remainder',
+  )
   b.flush()
   t.equal(batches.length, 4, 'flushing an empty buffer writes nothing')
-  t.same(batches.flat().map((r) => r.request_id), pushed, 'every row once, in order')
+  t.same(
+    batches.flat().map((r) => r.request_id),
+    pushed,
+    'every row once, in order',
+  )
 })
 
 t.test('a timer flushes what is buffered', async (t) => {
@@ -64,14 +88,20 @@ t.test('a timer flushes what is buffered', async (t) => {
   b.push(row())
   b.push(row())
   for (let i = 0; i < 50 && batches.length === 0; i++) await sleep(10)
-  t.same(batches.map((x) => x.length), [2])
+  t.same(
+    batches.map((x) => x.length),
+    [2],
+  )
 })
 
 t.test('close writes the remainder', async (t) => {
   const { b, batches } = buffer(t, { maxBuffered: 100 })
   b.push(row())
   b.close()
-  t.same(batches.map((x) => x.length), [1])
+  t.same(
+    batches.map((x) => x.length),
+    [1],
+  )
 })
 
 t.test('a failing insert drops the batch and logs, never throwing into the request path', async (t) => {

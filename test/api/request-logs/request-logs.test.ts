@@ -52,8 +52,15 @@ t.test('requests by a user and by an API key are logged with route template, sta
   const prod = projects[0].environments.find((e: { slug: string }) => e.slug === 'prod').id
   t.match(byId(del), { method: 'DELETE', route: '/api/v1/api-keys/:key_id', status: 204, user_id: owner.userId, api_key_id: key.id, environment_id: prod })
   for (const row of page.items) t.ok(row.duration_ms >= 0 && row.duration_ms < 10_000, `duration_ms ${row.duration_ms}`)
-  t.notOk(page.items.some((x) => x.route.includes(victim.id)), 'the route is the template, never the concrete path')
-  t.same(page.items.map((x) => x.id), page.items.map((x) => x.id).sort((x, y) => y - x), 'newest first')
+  t.notOk(
+    page.items.some((x) => x.route.includes(victim.id)),
+    'the route is the template, never the concrete path',
+  )
+  t.same(
+    page.items.map((x) => x.id),
+    page.items.map((x) => x.id).sort((x, y) => y - x),
+    'newest first',
+  )
 })
 
 t.test('filters: method, status, api_key_id, since, until; limit and offset', async (t) => {
@@ -80,7 +87,10 @@ t.test('filters: method, status, api_key_id, since, until; limit and offset', as
   t.equal(all.total, 3)
   const paged = await logs(`?limit=2&offset=1&until=${iso(t3)}`)
   t.equal(paged.total, 3)
-  t.same(paged.items.map((x) => x.id), all.items.slice(1, 3).map((x) => x.id))
+  t.same(
+    paged.items.map((x) => x.id),
+    all.items.slice(1, 3).map((x) => x.id),
+  )
   t.match(paged, { limit: 2, offset: 1 })
   for (const bad of ['limit=0', 'limit=201', 'method=TRACE', 'status=99', 'api_key_id=nope']) {
     t.equal((await a.request('GET', `${LOGS}?${bad}`, { token: owner.token })).status, 422, bad)
@@ -104,7 +114,11 @@ t.test("another organization's requests are invisible; unauthenticated requests 
   t.ok(theirsSeen.includes(rid(theirs)))
   t.notOk(theirsSeen.includes(rid(ours)), "org B does not see org A's request")
   a.services.requestLogs.flush()
-  t.same(a.db.prepare("SELECT count(*) AS n FROM request_logs WHERE request_id IN ('anon-request-1', 'bad-key-request-1')").get(), { n: 0 }, '401s are not logged')
+  t.same(
+    a.db.prepare("SELECT count(*) AS n FROM request_logs WHERE request_id IN ('anon-request-1', 'bad-key-request-1')").get(),
+    { n: 0 },
+    '401s are not logged',
+  )
 
   // An authenticated request that is refused still is logged.
   const narrow = await createKey(a, owner, ['workflow:read'])
@@ -127,7 +141,17 @@ t.test('rows older than OZAN_REQUEST_LOG_RETENTION_DAYS are pruned', async (t) =
   const { a, owner, clock, logs: list } = await setup(t, { env: { OZAN_REQUEST_LOG_RETENTION_DAYS: '2' } })
   const reader = await createKey(a, owner) // access tokens expire as the clock moves on; keys do not
   const logs = () => list('', { apiKey: reader.key })
-  const old = { organization_id: owner.organizationId, environment_id: null, user_id: owner.userId, api_key_id: null, method: 'GET', route: '/old', status: 200, duration_ms: 1, ip: null }
+  const old = {
+    organization_id: owner.organizationId,
+    environment_id: null,
+    user_id: owner.userId,
+    api_key_id: null,
+    method: 'GET',
+    route: '/old',
+    status: 200,
+    duration_ms: 1,
+    ip: null,
+  }
   a.services.repos.requestLogs.insertMany([
     { ...old, request_id: 'ten-days-old', created_at: clock.now() - 10 * DAY },
     { ...old, request_id: 'one-day-old', created_at: clock.now() - DAY },
@@ -148,5 +172,8 @@ t.test('rows older than OZAN_REQUEST_LOG_RETENTION_DAYS are pruned', async (t) =
 
   clock.advance(DAY)
   a.services.requestLogs.prune()
-  t.notOk((await logs()).items.some((x) => x.request_id === rid(fresh)), 'and goes after two days')
+  t.notOk(
+    (await logs()).items.some((x) => x.request_id === rid(fresh)),
+    'and goes after two days',
+  )
 })

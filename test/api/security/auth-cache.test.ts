@@ -141,7 +141,9 @@ t.test('an environment id that did not exist yet selects its environment once it
   // A project made by hand, with its environment's id chosen in advance.
   const projectId = randomUUID()
   a.db.prepare('INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, 0, 0)').run(projectId, owner.organizationId, 'Later')
-  a.db.prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', 0)").run(id, owner.organizationId, projectId)
+  a.db
+    .prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', 0)")
+    .run(id, owner.organizationId, projectId)
   t.equal(await environmentOf(a, owner, key, id), id)
   t.equal(await environmentOf(a, owner, key), fallback, 'no header still means the default')
 })

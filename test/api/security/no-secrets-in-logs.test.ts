@@ -51,9 +51,18 @@ t.test('no password, token, API key or emailed token reaches a log line', async 
   // JWT signatures alone are enough to matter if a line ever holds a truncated token.
   for (const s of [...secrets]) if (s.split('.').length === 3) keep(s.split('.')[2]!)
   t.ok(secrets.size >= 20, `collected ${secrets.size} secrets`)
-  t.ok(a.logs.some((l) => l.includes('"login_failed"')), 'the failed sign-in was logged')
-  t.ok(a.logs.some((l) => l.includes('"refresh_reuse"')), 'the refresh reuse was logged')
-  t.ok(a.logs.some((l) => l.includes('outbox')), 'the waiting mail was logged')
+  t.ok(
+    a.logs.some((l) => l.includes('"login_failed"')),
+    'the failed sign-in was logged',
+  )
+  t.ok(
+    a.logs.some((l) => l.includes('"refresh_reuse"')),
+    'the refresh reuse was logged',
+  )
+  t.ok(
+    a.logs.some((l) => l.includes('outbox')),
+    'the waiting mail was logged',
+  )
   t.ok(a.logs.filter((l) => l.includes('"msg":"request"')).length >= 14, 'every request was logged')
 
   for (const secret of secrets) {

@@ -26,7 +26,10 @@ const limits = { allow: LOOPBACK, timeoutMs: 2000, maxResponseBytes: 1024 }
 
 t.test('a request to an allowed range goes out and its response comes back', async (t) => {
   const s = await server(t, (_req, res) => res.writeHead(201, { 'x-reply': 'yes' }).end('created'))
-  const res = await outboundRequest({ method: 'POST', url: `http://127.0.0.1:${s.port}/items?a=1`, headers: { 'content-type': 'text/plain' }, body: 'hello' }, limits)
+  const res = await outboundRequest(
+    { method: 'POST', url: `http://127.0.0.1:${s.port}/items?a=1`, headers: { 'content-type': 'text/plain' }, body: 'hello' },
+    limits,
+  )
   t.match(res, { status: 201, truncated: false, headers: { 'x-reply': 'yes' } })
   t.equal(res.body.toString(), 'created')
   t.match(s.seen, [{ method: 'POST', url: '/items?a=1', body: 'hello', headers: { 'content-type': 'text/plain' } }])

@@ -26,6 +26,9 @@ t.test("the operator's allowed ranges admit the server's own address, as for eve
   const a = await startTestApp({ env: { OZAN_HOST: OWN_ADDRESS, OZAN_ALLOW_PRIVATE_CIDRS: `${OWN_ADDRESS}/32` } })
   t.teardown(() => a.close())
   const owner = await newOwner(a)
-  const hook = await a.request('POST', '/api/v1/webhooks/endpoints', { token: owner.token, body: { url: `https://${OWN_ADDRESS}/hook`, events: ['session.started'] } })
+  const hook = await a.request('POST', '/api/v1/webhooks/endpoints', {
+    token: owner.token,
+    body: { url: `https://${OWN_ADDRESS}/hook`, events: ['session.started'] },
+  })
   t.equal(hook.status, 201, hook.text.slice(0, 300))
 })

@@ -6,8 +6,13 @@ import { startTestApp } from '../../helpers/app.js'
 /** A route that answers only when the test says so, to hold a request in flight. */
 function slowRoute(gate: Promise<void>) {
   return defineRoute({
-    operationId: 'test_slow', method: 'get', path: '/api/v1/test/slow', auth: 'P', tag: 'test',
-    summary: 'held open by the test', status: 204,
+    operationId: 'test_slow',
+    method: 'get',
+    path: '/api/v1/test/slow',
+    auth: 'P',
+    tag: 'test',
+    summary: 'held open by the test',
+    status: 204,
     handler: async () => {
       await gate
       return undefined
@@ -17,10 +22,12 @@ function slowRoute(gate: Promise<void>) {
 
 function get(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode ?? 0))
-    }).on('error', reject)
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      })
+      .on('error', reject)
   })
 }
 

@@ -22,10 +22,7 @@ t.test('a second message waits for the first turn to finish and sees its outcome
   const s = await setup(t)
   const id = await agent(s, { definition: CONVERSATION_GRAPH })
   const g = gate()
-  const llm = new ScriptedLlm([
-    [text('Reply '), { gate: g.promise }, text('A.')],
-    [text('Reply B.')],
-  ])
+  const llm = new ScriptedLlm([[text('Reply '), { gate: g.promise }, text('A.')], [text('Reply B.')]])
   useLlm(s.a, llm)
   const { session_id: sid } = await start(s, id)
   const send = (text: string) => s.send('POST', `${sessionPath(id, sid)}/messages`, { body: { text } })
@@ -42,23 +39,39 @@ t.test('a second message waits for the first turn to finish and sees its outcome
   t.equal(b.status, 200)
   t.same([a.body.reply, b.body.reply], ['Reply A.', 'Reply B.'])
 
-  t.same(llm.requests[1]!.messages.slice(1).map((m) => [m.role, m.content]), [
-    ['assistant', 'Hi, how can I help?'],
-    ['user', 'Message A'],
-    ['assistant', 'Reply A.'],
-    ['user', 'Message B'],
-  ], 'the second turn ran on the state the first one stored')
+  t.same(
+    llm.requests[1]!.messages.slice(1).map((m) => [m.role, m.content]),
+    [
+      ['assistant', 'Hi, how can I help?'],
+      ['user', 'Message A'],
+      ['assistant', 'Reply A.'],
+      ['user', 'Message B'],
+    ],
+    'the second turn ran on the state the first one stored',
+  )
 
   const events = (await s.send('GET', `${sessionPath(id, sid)}/events`)).body as { kind: string; data: Record<string, unknown> }[]
   const lines = events.filter((e) => ['user_message', 'agent_message', 'turn'].includes(e.kind)).map((e) => `${e.kind}:${e.data.text ?? e.data.turn}`)
-  t.same(lines, [
-    'agent_message:Hi, how can I help?', 'turn:1',
-    'user_message:Message A', 'agent_message:Reply A.', 'turn:2',
-    'user_message:Message B', 'agent_message:Reply B.', 'turn:3',
-  ], "A's whole turn is stored before any of B's")
+  t.same(
+    lines,
+    [
+      'agent_message:Hi, how can I help?',
+      'turn:1',
+      'user_message:Message A',
+      'agent_message:Reply A.',
+      'turn:2',
+      'user_message:Message B',
+      'agent_message:Reply B.',
+      'turn:3',
+    ],
+    "A's whole turn is stored before any of B's",
+  )
   const detail = (await s.send('GET', sessionPath(id, sid))).body
   t.equal(detail.turn_count, 3)
-  t.same(detail.transcript.map((m: { text: string }) => m.text), ['Hi, how can I help?', 'Message A', 'Reply A.', 'Message B', 'Reply B.'])
+  t.same(
+    detail.transcript.map((m: { text: string }) => m.text),
+    ['Hi, how can I help?', 'Message A', 'Reply A.', 'Message B', 'Reply B.'],
+  )
 })
 
 t.test('a turn that fails releases the session: the queued message runs on the unchanged state', async (t) => {
@@ -89,7 +102,11 @@ t.test('a turn that fails releases the session: the queued message runs on the u
   t.same([a.status, a.body.error?.code], [502, 'upstream_error'])
   t.equal(b.status, 200)
   t.equal(b.body.reply, 'Second answered.')
-  t.same(requests[1]!.messages.slice(1).map((m) => m.content), ['Hi, how can I help?', 'Second'], 'nothing of the failed turn is in the history')
+  t.same(
+    requests[1]!.messages.slice(1).map((m) => m.content),
+    ['Hi, how can I help?', 'Second'],
+    'nothing of the failed turn is in the history',
+  )
 })
 
 t.test('different sessions are not held up by each other', async (t) => {

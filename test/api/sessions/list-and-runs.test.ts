@@ -8,7 +8,8 @@ import { T0, W, agent, say, sessionPath, setup, start, type Scene } from './sess
 
 const GREETING = 'Merhaba, Anadolu Teknik Servis müşteri hizmetlerinden arıyorum.'
 const CONSENT = 'Geçtiğimiz günlerde aldığınız hizmetle ilgili yaklaşık bir dakika sürecek kısa bir anketimiz var. Katılmak ister misiniz?'
-const RATING = 'Teşekkür ederim. Aldığınız hizmetten ne kadar memnun kaldınız? Lütfen 1 ile 5 arasında bir puan verin; 1 hiç memnun kalmadım, 5 çok memnun kaldım anlamına geliyor.'
+const RATING =
+  'Teşekkür ederim. Aldığınız hizmetten ne kadar memnun kaldınız? Lütfen 1 ile 5 arasında bir puan verin; 1 hiç memnun kalmadım, 5 çok memnun kaldım anlamına geliyor.'
 
 const run = async (s: Scene, id: string, body: unknown) => expectStatus(await s.send('POST', `${W}/${id}/runs/text`, { body }), 200, 'text run')
 
@@ -17,13 +18,27 @@ t.test('a text run answers the opening and one turn, and is recorded as a comple
   const id = await agent(s, { template: 'survey-tr' })
   const r = await run(s, id, { input: 'evet' })
   t.hasStrict(r, {
-    workflow_id: id, version: 1, status: 'completed', ended: true, disposition: 'run_completed', node_id: 'ask_rating',
-    messages: [GREETING, CONSENT, RATING], reply: RATING, output: `${GREETING} ${CONSENT} ${RATING}`, variables: { consent: true },
+    workflow_id: id,
+    version: 1,
+    status: 'completed',
+    ended: true,
+    disposition: 'run_completed',
+    node_id: 'ask_rating',
+    messages: [GREETING, CONSENT, RATING],
+    reply: RATING,
+    output: `${GREETING} ${CONSENT} ${RATING}`,
+    variables: { consent: true },
   })
   const detail = expectStatus(await s.send('GET', sessionPath(id, r.session_id)), 200, 'detail')
   t.hasStrict(detail, { channel: 'run', status: 'completed', disposition: 'run_completed', turn_count: 2, ended_at: new Date(T0).toISOString() })
-  t.same(detail.transcript.map((m: { role: string }) => m.role), ['assistant', 'assistant', 'user', 'assistant'])
-  const events = expectStatus(await s.send('GET', `${sessionPath(id, r.session_id)}/events`), 200, 'events') as { kind: string; data: Record<string, unknown> }[]
+  t.same(
+    detail.transcript.map((m: { role: string }) => m.role),
+    ['assistant', 'assistant', 'user', 'assistant'],
+  )
+  const events = expectStatus(await s.send('GET', `${sessionPath(id, r.session_id)}/events`), 200, 'events') as {
+    kind: string
+    data: Record<string, unknown>
+  }[]
   t.hasStrict(events.at(-1), { kind: 'end', data: { disposition: 'run_completed' } }, 'closing the run is an event too')
   const again = await s.send('POST', `${sessionPath(id, r.session_id)}/messages`, { body: { text: '5' } })
   t.equal(again.status, 409, 'a finished run takes no more messages')
@@ -32,7 +47,13 @@ t.test('a text run answers the opening and one turn, and is recorded as a comple
 t.test('a run without input plays the opening only; a run the agent ends keeps its own disposition', async (t) => {
   const s = await setup(t)
   const id = await agent(s, { template: 'survey-tr' })
-  t.hasStrict(await run(s, id, {}), { messages: [GREETING, CONSENT], output: `${GREETING} ${CONSENT}`, status: 'completed', disposition: 'run_completed', ended: true })
+  t.hasStrict(await run(s, id, {}), {
+    messages: [GREETING, CONSENT],
+    output: `${GREETING} ${CONSENT}`,
+    status: 'completed',
+    disposition: 'run_completed',
+    ended: true,
+  })
   const declined = await run(s, id, { input: 'hayır', variables: { company_name: 'Ege Klima' } })
   t.hasStrict(declined, { status: 'completed', disposition: 'declined', node_id: null, ended: true, variables: { company_name: 'Ege Klima', consent: false } })
   t.match(declined.output, /^Merhaba, Ege Klima müşteri hizmetlerinden arıyorum\. .* Anlıyorum, hiç sorun değil\./)

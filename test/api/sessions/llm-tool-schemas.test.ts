@@ -13,8 +13,16 @@ const AGENT = {
     nodes: [
       { id: 'start', type: 'start' },
       {
-        id: 'chat', type: 'conversation',
-        data: { prompt: 'You help with bookings.', tools: [{ integration: 'slack', action: 'post_message' }, { integration: 'calcom', action: 'create_booking' }, { integration: 'calendar', action: 'create_booking' }] },
+        id: 'chat',
+        type: 'conversation',
+        data: {
+          prompt: 'You help with bookings.',
+          tools: [
+            { integration: 'slack', action: 'post_message' },
+            { integration: 'calcom', action: 'create_booking' },
+            { integration: 'calendar', action: 'create_booking' },
+          ],
+        },
       },
       { id: 'bye', type: 'end' },
     ],
@@ -44,11 +52,27 @@ t.test("the model is offered each integration action's own description and JSON 
   const offered = Object.fromEntries(llm.requests[0]!.tools!.map((x) => [x.function.name, x.function]))
   t.equal(llm.requests[0]!.status, 200, 'the stand-in accepted the tools')
 
-  for (const [key, action] of [['slack', 'post_message'], ['calcom', 'create_booking']] as const) {
+  for (const [key, action] of [
+    ['slack', 'post_message'],
+    ['calcom', 'create_booking'],
+  ] as const) {
     const { $schema, ...schema } = published(key, action).input_schema
     t.equal($schema, 'https://json-schema.org/draft/2020-12/schema', 'the catalog names its dialect')
-    t.same(offered[`${key}__${action}`], { name: `${key}__${action}`, description: published(key, action).description, parameters: schema }, `${key}.${action}: the published schema, without $schema`)
+    t.same(
+      offered[`${key}__${action}`],
+      { name: `${key}__${action}`, description: published(key, action).description, parameters: schema },
+      `${key}.${action}: the published schema, without $schema`,
+    )
   }
-  t.match(offered.slack__post_message!.parameters, { type: 'object', required: ['channel', 'text'], additionalProperties: false, properties: { channel: { type: 'string' }, thread_ts: { pattern: '^\\d+\\.\\d+$' } } })
-  t.same(offered.calendar__create_booking!.parameters, { type: 'object', additionalProperties: true }, 'an integration that does not exist keeps the open schema')
+  t.match(offered.slack__post_message!.parameters, {
+    type: 'object',
+    required: ['channel', 'text'],
+    additionalProperties: false,
+    properties: { channel: { type: 'string' }, thread_ts: { pattern: '^\\d+\\.\\d+$' } },
+  })
+  t.same(
+    offered.calendar__create_booking!.parameters,
+    { type: 'object', additionalProperties: true },
+    'an integration that does not exist keeps the open schema',
+  )
 })

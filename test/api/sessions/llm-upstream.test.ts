@@ -12,7 +12,6 @@ import { CHAT_AGENT, useTurnTimeout } from './session-fixtures.js'
 
 const KEY = 'sk-upstream-test-4417'
 
-
 interface Chat {
   a: TestApp
   llm: OpenAiStandIn
@@ -68,7 +67,10 @@ t.test('a reply that stalls mid-stream ends at the turn deadline with 503; the s
   const sent = c.llm.requests[1]!.messages.map((m) => m.content)
   t.notOk(sent.includes('tell me a long story'), 'the model never hears the abandoned message')
   const after = (await c.snapshot()) as { detail: { turn_count: number; transcript: { role: string; text: string }[] } }
-  t.same(after.detail.transcript.map((h) => h.text), ['Hi, ask me anything.', 'hello again', 'You said: hello again'])
+  t.same(
+    after.detail.transcript.map((h) => h.text),
+    ['Hi, ask me anything.', 'hello again', 'You said: hello again'],
+  )
 })
 
 t.test('OZAN_LLM_TIMEOUT_MS: no first byte in time → 503 after one attempt; the next message works', async (t) => {
@@ -103,7 +105,11 @@ t.test('Retry-After: a provider that says when to come back has that passed on, 
 
   // Short waits are waited out; when the retries (2) are used up, the last wait counts, in whole seconds.
   const from = c.llm.requests.length
-  c.llm.fail({ kind: 'status', status: 429, retryAfterMs: 40 }, { kind: 'status', status: 503, retryAfterMs: 40 }, { kind: 'status', status: 429, retryAfterMs: 1200 })
+  c.llm.fail(
+    { kind: 'status', status: 429, retryAfterMs: 40 },
+    { kind: 'status', status: 503, retryAfterMs: 40 },
+    { kind: 'status', status: 429, retryAfterMs: 1200 },
+  )
   const exhausted = await c.send('three')
   t.equal(exhausted.status, 503)
   t.equal(exhausted.headers.get('retry-after'), '2', '1.2 s rounds up to 2')
@@ -120,7 +126,11 @@ t.test('no Retry-After when the provider gave none, or on a 502', async (t) => {
   t.equal(unavailable.headers.get('retry-after'), null)
 
   // A 500 is our 502: Retry-After belongs to 503 (and 429), so its wait only paces our retries.
-  c.llm.fail({ kind: 'status', status: 500, retryAfterMs: 10 }, { kind: 'status', status: 500, retryAfterMs: 10 }, { kind: 'status', status: 500, retryAfterMs: 10 })
+  c.llm.fail(
+    { kind: 'status', status: 500, retryAfterMs: 10 },
+    { kind: 'status', status: 500, retryAfterMs: 10 },
+    { kind: 'status', status: 500, retryAfterMs: 10 },
+  )
   const failed = await c.send('two')
   t.equal(failed.status, 502)
   t.equal(failed.body.error.code, 'upstream_error')

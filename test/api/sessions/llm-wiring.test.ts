@@ -3,7 +3,6 @@ import { startOpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
 import { startTestApp, type TestApp } from '../../helpers/app.js'
 import { CHAT_AGENT } from './session-fixtures.js'
 
-
 async function session(a: TestApp, token: string) {
   const wf = (await a.request('POST', '/api/v1/workflows', { token, body: CHAT_AGENT })).body
   t.equal((await a.request('POST', `/api/v1/workflows/${wf.id}/publish`, { token })).status, 200)
@@ -25,14 +24,20 @@ t.test("an organization's stored openai credential drives its sessions through t
   t.equal(before.status, 400)
   t.equal(before.body.error.code, 'provider_not_configured')
 
-  const stored = await a.request('PUT', '/api/v1/credentials', { token, body: { provider: 'openai', fields: { api_key: 'sk-org-key-123456', base_url: llm.url } } })
+  const stored = await a.request('PUT', '/api/v1/credentials', {
+    token,
+    body: { provider: 'openai', fields: { api_key: 'sk-org-key-123456', base_url: llm.url } },
+  })
   t.equal(stored.status, 200, stored.text)
   const reply = await send('What time is it?')
   t.equal(reply.status, 200, reply.text)
   t.equal(reply.body.reply, 'You said: What time is it?', 'the stand-in answered from what it received')
   t.equal(llm.requests.length, 1)
   t.match(llm.requests[0]!.messages.at(-1), { role: 'user', content: 'What time is it?' })
-  t.notOk(a.logs.some((l) => l.includes('sk-org-key-123456')), 'the key never reaches a log line')
+  t.notOk(
+    a.logs.some((l) => l.includes('sk-org-key-123456')),
+    'the key never reaches a log line',
+  )
 })
 
 t.test('without a stored credential the platform key (OZAN_OPENAI_API_KEY) is used', async (t) => {

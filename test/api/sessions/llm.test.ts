@@ -42,15 +42,32 @@ t.test('a conversation node answers through the LLM; its tool call is announced 
   t.same(r.messages, ['Sorry, I could not book that.'])
   const [first, second] = llm.requests
   t.same(first!.tools.map((x) => x.name).sort(), ['calendar__create_booking', 'transition_e_done'])
-  t.same(first!.messages.map((m) => [m.role, m.content]), [['system', 'You book appointments.'], ['assistant', 'Hi, how can I help?'], ['user', 'Book me in on Monday']])
-  t.same(second!.messages.at(-1), { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ error: 'unknown_integration: there is no integration calendar' }) }, 'the model hears why the tool failed')
+  t.same(
+    first!.messages.map((m) => [m.role, m.content]),
+    [
+      ['system', 'You book appointments.'],
+      ['assistant', 'Hi, how can I help?'],
+      ['user', 'Book me in on Monday'],
+    ],
+  )
+  t.same(
+    second!.messages.at(-1),
+    { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ error: 'unknown_integration: there is no integration calendar' }) },
+    'the model hears why the tool failed',
+  )
 
   const called = s.events.filter((e) => e.type === 'function.called')
-  t.same(called.map((e) => e.data), [{ session_uuid: opening.session_id, workflow_uuid: id, call_id: 'call_1', integration: 'calendar', action: 'create_booking', input: { day: 'monday' } }])
+  t.same(
+    called.map((e) => e.data),
+    [{ session_uuid: opening.session_id, workflow_uuid: id, call_id: 'call_1', integration: 'calendar', action: 'create_booking', input: { day: 'monday' } }],
+  )
   const events = (await s.send('GET', `${sessionPath(id, opening.session_id)}/events`)).body as { kind: string; data: Record<string, unknown> }[]
   const turn = events.slice(events.findIndex((e) => e.kind === 'user_message'))
   // Usage arrives within each LLM stream; the tool runs once that stream has ended.
-  t.same(turn.map((e) => e.kind), ['user_message', 'usage', 'tool_call', 'tool_result', 'usage', 'agent_message', 'turn'])
+  t.same(
+    turn.map((e) => e.kind),
+    ['user_message', 'usage', 'tool_call', 'tool_result', 'usage', 'agent_message', 'turn'],
+  )
   t.same(turn[2]!.data, { call_id: 'call_1', integration: 'calendar', action: 'create_booking', input: { day: 'monday' } })
   t.same(turn[3]!.data, { call_id: 'call_1', ok: false, error: 'unknown_integration: there is no integration calendar' })
   t.same(turn[5]!.data, { text: 'Sorry, I could not book that.', source: 'llm' })
@@ -61,7 +78,14 @@ t.test('a conversation node answers through the LLM; its tool call is announced 
   t.same((await s.send('GET', sessionPath(id, opening.session_id))).body.usage, { prompt_tokens: 90, completion_tokens: 15 })
   const report = s.events.find((e) => e.type === 'session.completed')!.data
   t.same(report.cost, { prompt_tokens: 90, completion_tokens: 15, amount_minor: null, currency: null })
-  t.same(report.latency, { turns: [{ turn: 1, duration_ms: 0 }, { turn: 2, duration_ms: 500 }, { turn: 3, duration_ms: 250 }], average_turn_ms: 250 })
+  t.same(report.latency, {
+    turns: [
+      { turn: 1, duration_ms: 0 },
+      { turn: 2, duration_ms: 500 },
+      { turn: 3, duration_ms: 250 },
+    ],
+    average_turn_ms: 250,
+  })
 })
 
 t.test('with no LLM a conversation turn is 400 provider_not_configured and the session is unchanged', async (t) => {
@@ -81,11 +105,15 @@ t.test('with no LLM a conversation turn is 400 provider_not_configured and the s
   const r = await say(s, id, sid, 'Is Tuesday free?')
   t.equal(r.reply, 'Tuesday at ten is free.')
   const detail = (await s.send('GET', sessionPath(id, sid))).body
-  t.same(detail.transcript, [
-    { role: 'assistant', text: 'Hi, how can I help?' },
-    { role: 'user', text: 'Is Tuesday free?' },
-    { role: 'assistant', text: 'Tuesday at ten is free.' },
-  ], 'the caller’s words appear once')
+  t.same(
+    detail.transcript,
+    [
+      { role: 'assistant', text: 'Hi, how can I help?' },
+      { role: 'user', text: 'Is Tuesday free?' },
+      { role: 'assistant', text: 'Tuesday at ten is free.' },
+    ],
+    'the caller’s words appear once',
+  )
   t.equal(detail.turn_count, 2)
 })
 
@@ -102,14 +130,20 @@ t.test('an upstream failure mid-turn is 502 upstream_error (503 when unavailable
   const id = await agent(s, { definition: CONVERSATION_GRAPH })
   const { session_id: sid } = await start(s, id)
   const before = await snapshot(s, id, sid)
-  for (const [code, status, answer] of [['upstream_error', 502, 'upstream_error'], ['upstream_unavailable', 503, 'service_unavailable']] as const) {
+  for (const [code, status, answer] of [
+    ['upstream_error', 502, 'upstream_error'],
+    ['upstream_unavailable', 503, 'service_unavailable'],
+  ] as const) {
     useLlm(s.a, failing(code, status))
     const r = await s.send('POST', `${sessionPath(id, sid)}/messages`, { body: { text: 'Hello?' } })
     t.same(errorOf(r), { status, code: answer }, code)
     t.notMatch(r.text, /internal\.example/, 'the provider’s words do not leak')
     t.same(await snapshot(s, id, sid), before, `${code}: nothing stored`)
   }
-  t.notOk(s.events.some((e) => e.type === 'transcript.updated' && e.data.role === 'user'), 'no line announced')
+  t.notOk(
+    s.events.some((e) => e.type === 'transcript.updated' && e.data.role === 'user'),
+    'no line announced',
+  )
   useLlm(s.a, new ScriptedLlm([[text('Hello! Yes?')]]))
   t.equal((await say(s, id, sid, 'Hello?')).reply, 'Hello! Yes?', 'the same message works once the provider is back')
 })
@@ -124,12 +158,19 @@ t.test('an opening the LLM writes fails cleanly without an LLM and leaves no usa
   const listed = (await s.send('GET', '/api/v1/sessions?status=active')).body as unknown[]
   t.same(listed, [], 'no session is left waiting that could never take a message')
   t.same(s.a.db.prepare('SELECT count(*) AS n FROM sessions').get(), { n: 0 }, 'nothing stored: starting again is the retry')
-  t.notOk(s.events.some((e) => e.type.startsWith('session.') || e.type === 'transcript.updated'), 'nothing announced')
+  t.notOk(
+    s.events.some((e) => e.type.startsWith('session.') || e.type === 'transcript.updated'),
+    'nothing announced',
+  )
 
   useLlm(s.a, new ScriptedLlm([[text('Good morning!')]]))
   const ok = await start(s, id)
   t.hasStrict(ok, { reply: 'Good morning!', node_id: 'chat', status: 'active' })
-  t.same(s.events.filter((e) => e.type === 'session.started' || e.type === 'transcript.updated').map((e) => e.type), ['session.started', 'transcript.updated'], 'started is announced before the opening line')
+  t.same(
+    s.events.filter((e) => e.type === 'session.started' || e.type === 'transcript.updated').map((e) => e.type),
+    ['session.started', 'transcript.updated'],
+    'started is announced before the opening line',
+  )
 })
 
 t.test('a text run whose turn fails is recorded as failed, not left waiting', async (t) => {
@@ -143,7 +184,10 @@ t.test('a text run whose turn fails is recorded as failed, not left waiting', as
   const detail = (await s.send('GET', sessionPath(id, runs[0]!.id as string))).body
   t.hasStrict(detail, { status: 'failed', error_code: 'provider_not_configured', node_id: null })
   t.same(detail.transcript, [{ role: 'assistant', text: 'Hi, how can I help?' }], 'the failed input is not in the transcript')
-  t.same(errorOf(await s.send('POST', `${sessionPath(id, runs[0]!.id as string)}/messages`, { body: { text: 'Hello?' } })), { status: 409, code: 'session_ended' })
+  t.same(errorOf(await s.send('POST', `${sessionPath(id, runs[0]!.id as string)}/messages`, { body: { text: 'Hello?' } })), {
+    status: 409,
+    code: 'session_ended',
+  })
   const report = s.events.find((e) => e.type === 'session.completed')
   t.hasStrict(report?.data, { status: 'failed', disposition: 'error', channel: 'run' }, 'the announced session is reported ended')
 })

@@ -17,7 +17,11 @@ async function session(s: Scene, by: Actor): Promise<{ url: string; id: string }
 function append(s: Scene, sessionId: string, n: number): Seeded[] {
   const firstSeq = s.a.services.repos.sessions.events(sessionId).length + 1
   const markers = Array.from({ length: n }, () => randomUUID())
-  s.a.services.repos.sessions.appendEvents(sessionId, markers.map((marker) => ({ kind: 'note', data: { marker } })), s.clock.now())
+  s.a.services.repos.sessions.appendEvents(
+    sessionId,
+    markers.map((marker) => ({ kind: 'note', data: { marker } })),
+    s.clock.now(),
+  )
   return markers.map((id, i) => ({ id, key: firstSeq + i }))
 }
 
@@ -36,7 +40,13 @@ t.test('GET …/sessions/{sid}/events is paged by seq with X-Total-Count and Lin
     return ev.data.marker ?? `seq ${ev.seq}`
   }
   await checkPagedList(t, {
-    path: mine.url, get: (url) => s.send('GET', url), mine: seeded, theirs, ascending: true, idOf, ...DEFAULT_EVENT_PAGE_LIMITS,
+    path: mine.url,
+    get: (url) => s.send('GET', url),
+    mine: seeded,
+    theirs,
+    ascending: true,
+    idOf,
+    ...DEFAULT_EVENT_PAGE_LIMITS,
   })
 
   await t.test('another organization’s session is 404 whatever the page', async (t) => {

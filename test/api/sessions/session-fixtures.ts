@@ -46,7 +46,10 @@ export function useTurnTimeout(a: TestApp, ms: number): void {
 }
 
 /** Creates an agent (from a template or a definition) and publishes it unless told not to. */
-export async function agent(s: Scene, o: { template?: string; definition?: unknown; publish?: boolean; environment?: string; actor?: Actor } = {}): Promise<string> {
+export async function agent(
+  s: Scene,
+  o: { template?: string; definition?: unknown; publish?: boolean; environment?: string; actor?: Actor } = {},
+): Promise<string> {
   const by = o.actor ?? s.owner
   const headers = o.environment ? { 'x-environment-id': o.environment } : undefined
   const body = { name: 'Session agent', ...(o.template && { template_id: o.template }), ...(o.definition !== undefined && { definition: o.definition }) }
@@ -87,11 +90,13 @@ export const sessionsOf = (workflowId: string) => `${W}/${workflowId}/sessions`
 export const sessionPath = (workflowId: string, sessionId: string) => `${W}/${workflowId}/sessions/${sessionId}`
 
 /** Starts a session and returns its SessionStartResponse. */
-export async function start(s: Scene, workflowId: string, body?: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function start(s: Scene, workflowId: string, body?: unknown): Promise<Record<string, any>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return expectStatus(await s.send('POST', sessionsOf(workflowId), { body }), 201, 'start session')
 }
 
-export async function say(s: Scene, workflowId: string, sessionId: string, text: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function say(s: Scene, workflowId: string, sessionId: string, text: string): Promise<Record<string, any>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return expectStatus(await s.send('POST', `${sessionPath(workflowId, sessionId)}/messages`, { body: { text } }), 200, `message "${text}"`)
 }
 

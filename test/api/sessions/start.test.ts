@@ -13,10 +13,22 @@ t.test('an agent never published answers 409 no_published_version; use_draft run
   const refused = await s.send('POST', sessionsOf(id), { body: {} })
   t.same(errorOf(refused), { status: 409, code: 'no_published_version' })
   t.same(s.a.db.prepare('SELECT count(*) AS n FROM sessions').get(), { n: 0 }, 'nothing was stored')
-  t.notOk(s.events.some((e) => e.type === 'session.started'), 'nothing was announced')
+  t.notOk(
+    s.events.some((e) => e.type === 'session.started'),
+    'nothing was announced',
+  )
 
   const draft = await start(s, id, { use_draft: true })
-  t.hasStrict(draft, { workflow_id: id, version: null, messages: ['Draft speaking.'], reply: 'Draft speaking.', ended: true, status: 'completed', disposition: 'said', node_id: null })
+  t.hasStrict(draft, {
+    workflow_id: id,
+    version: null,
+    messages: ['Draft speaking.'],
+    reply: 'Draft speaking.',
+    ended: true,
+    status: 'completed',
+    disposition: 'said',
+    node_id: null,
+  })
 })
 
 t.test('the newest published version runs by default; version picks an older one; use_draft the draft', async (t) => {
@@ -51,7 +63,11 @@ t.test('the body may be absent, null or {}', async (t) => {
   const absent = await s.send('POST', sessionsOf(id))
   const nullBody = await s.send('POST', sessionsOf(id), { raw: 'null', headers: { 'content-type': 'application/json' } })
   const empty = await s.send('POST', sessionsOf(id), { body: {} })
-  for (const [label, r] of [['absent', absent], ['null', nullBody], ['{}', empty]] as const) {
+  for (const [label, r] of [
+    ['absent', absent],
+    ['null', nullBody],
+    ['{}', empty],
+  ] as const) {
     t.equal(r.status, 201, label, { body: r.text })
     t.hasStrict(r.body, { version: 1, status: 'active', node_id: 'ask_consent', ended: false })
     t.equal(r.body.messages[0], 'Merhaba, Anadolu Teknik Servis müşteri hizmetlerinden arıyorum.', `${label}: defaults apply`)
@@ -83,7 +99,7 @@ t.test("another organization's agent and an unknown agent are 404, alike", async
   t.same(s.a.db.prepare('SELECT count(*) AS n FROM sessions').get(), { n: 0 })
 })
 
-t.test("an agent of another environment is 404 unless the request names that environment", async (t) => {
+t.test('an agent of another environment is 404 unless the request names that environment', async (t) => {
   const s = await setup(t)
   const id = await agent(s, { template: 'survey-tr', environment: 'staging' })
   t.same(errorOf(await s.send('POST', sessionsOf(id), { body: {} })), { status: 404, code: 'not_found' }, 'the default environment does not see it')

@@ -30,11 +30,16 @@ interface Voice {
 }
 
 async function storeOpenAi(a: TestApp, owner: Actor, baseUrl: string, apiKey = KEY): Promise<void> {
-  expectStatus(await a.request('PUT', '/api/v1/credentials', { token: owner.token, body: { provider: 'openai', fields: { api_key: apiKey, base_url: baseUrl } } }), 200, 'store openai credential')
+  expectStatus(
+    await a.request('PUT', '/api/v1/credentials', { token: owner.token, body: { provider: 'openai', fields: { api_key: apiKey, base_url: baseUrl } } }),
+    200,
+    'store openai credential',
+  )
 }
 
 async function surveyAgent(a: TestApp, owner: Actor, config: Record<string, unknown>): Promise<string> {
-  const id = expectStatus(await a.request('POST', W, { token: owner.token, body: { name: 'Voice survey', template_id: 'survey-tr' } }), 201, 'create agent').id as string
+  const id = expectStatus(await a.request('POST', W, { token: owner.token, body: { name: 'Voice survey', template_id: 'survey-tr' } }), 201, 'create agent')
+    .id as string
   expectStatus(await a.request('PUT', `${W}/${id}/config`, { token: owner.token, body: config }), 200, 'put config')
   expectStatus(await a.request('POST', `${W}/${id}/publish`, { token: owner.token }), 200, 'publish')
   return id
@@ -51,8 +56,13 @@ async function voice(t: Test, o: { env?: Record<string, string>; config?: Record
   const started = expectStatus(await a.request('POST', `${W}/${workflowId}/sessions`, { token: owner.token }), 201, 'start session')
   const sessionPath = `${W}/${workflowId}/sessions/${started.session_id}`
   return {
-    a, owner, stt, workflowId, sessionPath,
-    post: (audio, contentType, path = sessionPath) => a.request('POST', `${path}/voice`, { token: owner.token, raw: audio, headers: { 'content-type': contentType } }),
+    a,
+    owner,
+    stt,
+    workflowId,
+    sessionPath,
+    post: (audio, contentType, path = sessionPath) =>
+      a.request('POST', `${path}/voice`, { token: owner.token, raw: audio, headers: { 'content-type': contentType } }),
     text: (text) => a.request('POST', `${sessionPath}/messages`, { token: owner.token, body: { text } }),
     get: (path) => a.request('GET', path, { token: owner.token }),
   }
@@ -103,11 +113,17 @@ t.test('a 22.05 kHz stereo WAV is heard, the turn runs, and the reply comes back
   t.equal(audio.duration_ms, Math.round(ms))
   // A long Turkish question at 175 words per minute: seconds, not milliseconds and not minutes.
   t.ok(ms > 2000 && ms < 60_000, `reply audio lasts ${ms} ms`)
-  t.ok(wav.samples.some((s) => Math.abs(s) > 1000), 'the reply audio is not silence')
+  t.ok(
+    wav.samples.some((s) => Math.abs(s) > 1000),
+    'the reply audio is not silence',
+  )
 
   // Recorded as the caller's message, like POST …/messages.
   const events = expectStatus(await v.get(`${v.sessionPath}/events`), 200, 'events') as { kind: string; data: { text?: string } }[]
-  t.ok(events.some((e) => e.kind === 'user_message' && e.data.text === 'evet'), 'the transcript is the user message')
+  t.ok(
+    events.some((e) => e.kind === 'user_message' && e.data.text === 'evet'),
+    'the transcript is the user message',
+  )
   const detail = expectStatus(await v.get(v.sessionPath), 200, 'detail')
   t.equal(detail.turn_count, 2)
 })
@@ -116,13 +132,19 @@ t.test('audio/pcm;rate=16000 works, and voice and text turns of one session are 
   const v = await voice(t)
   const pcm = await evet()
   v.stt.script({ text: 'evet', latencyMs: 300 })
-  const [spokenTurn, typed] = await Promise.all([v.post(pcmToBytes(pcm), 'audio/pcm; rate=16000'), new Promise<Reply>((r) => setTimeout(() => r(v.text('5')), 50))])
+  const [spokenTurn, typed] = await Promise.all([
+    v.post(pcmToBytes(pcm), 'audio/pcm; rate=16000'),
+    new Promise<Reply>((r) => setTimeout(() => r(v.text('5')), 50)),
+  ])
   t.equal(spokenTurn.status, 200, why(spokenTurn))
   t.equal(spokenTurn.body.transcript, 'evet')
   t.equal(typed.status, 200, why(typed))
   t.equal(typed.body.variables.rating, 5, 'the typed rating ran after the spoken consent')
   const events = expectStatus(await v.get(`${v.sessionPath}/events`), 200, 'events') as { kind: string; data: { text?: string } }[]
-  t.same(events.filter((e) => e.kind === 'user_message').map((e) => e.data.text), ['evet', '5'])
+  t.same(
+    events.filter((e) => e.kind === 'user_message').map((e) => e.data.text),
+    ['evet', '5'],
+  )
 })
 
 t.test('a deepgram agent streams the audio to the live API at the stored credential’s base_url', { skip }, async (t) => {
@@ -131,7 +153,14 @@ t.test('a deepgram agent streams the audio to the live API at the stored credent
   const v = await voice(t, { config: { language: 'tr-TR', stt: { provider: 'deepgram' } } })
   // Stored as http(s), as the credential catalog takes it; the socket goes to the same host over ws(s).
   const baseUrl = dg.url.replace(/^ws/, 'http')
-  expectStatus(await v.a.request('PUT', '/api/v1/credentials', { token: v.owner.token, body: { provider: 'deepgram', fields: { api_key: 'dg-voice-test', base_url: baseUrl } } }), 200, 'store deepgram credential')
+  expectStatus(
+    await v.a.request('PUT', '/api/v1/credentials', {
+      token: v.owner.token,
+      body: { provider: 'deepgram', fields: { api_key: 'dg-voice-test', base_url: baseUrl } },
+    }),
+    200,
+    'store deepgram credential',
+  )
   dg.script('evet')
   const r = await v.post(encodeWav(await evet(), SAMPLE_RATE), 'audio/wav')
   t.equal(r.status, 200, why(r))
@@ -144,8 +173,16 @@ t.test('a deepgram agent streams the audio to the live API at the stored credent
 
 t.test('a turn the agent answers with silence has audio null (no TTS runs)', async (t) => {
   const v = await voice(t)
-  const id = expectStatus(await v.a.request('POST', W, { token: v.owner.token, body: { name: 'Silent', definition: SILENT_ENDING } }), 201, 'create').id as string
-  expectStatus(await v.a.request('PUT', `${W}/${id}/config`, { token: v.owner.token, body: { language: 'tr-TR', stt: { provider: 'openai' }, tts: { provider: 'deepgram' } } }), 200, 'config')
+  const id = expectStatus(await v.a.request('POST', W, { token: v.owner.token, body: { name: 'Silent', definition: SILENT_ENDING } }), 201, 'create')
+    .id as string
+  expectStatus(
+    await v.a.request('PUT', `${W}/${id}/config`, {
+      token: v.owner.token,
+      body: { language: 'tr-TR', stt: { provider: 'openai' }, tts: { provider: 'deepgram' } },
+    }),
+    200,
+    'config',
+  )
   expectStatus(await v.a.request('POST', `${W}/${id}/publish`, { token: v.owner.token }), 200, 'publish')
   const started = expectStatus(await v.a.request('POST', `${W}/${id}/sessions`, { token: v.owner.token }), 201, 'start')
   t.same(started.messages, ['Devam edelim mi?'])
@@ -168,7 +205,13 @@ t.test('unusable audio is 415 or 422 and records nothing', { skip }, async (t) =
     ['wrong content type', Buffer.from('evet'), 'text/plain', 415, 'unsupported_media_type'],
     ['JSON', Buffer.from('{"text":"evet"}'), 'application/json', 415, 'unsupported_media_type'],
     ['not a WAV', Buffer.from('this is not a wav file at all'), 'audio/wav', 422, 'audio_invalid'],
-    ['8-bit WAV', Buffer.concat([encodeWav(pcm.subarray(0, 100), 16000).subarray(0, 34), Buffer.from([8, 0]), encodeWav(pcm.subarray(0, 100), 16000).subarray(36)]), 'audio/wav', 422, 'audio_invalid'],
+    [
+      '8-bit WAV',
+      Buffer.concat([encodeWav(pcm.subarray(0, 100), 16000).subarray(0, 34), Buffer.from([8, 0]), encodeWav(pcm.subarray(0, 100), 16000).subarray(36)]),
+      'audio/wav',
+      422,
+      'audio_invalid',
+    ],
     ['odd PCM', Buffer.alloc(3201), 'audio/pcm;rate=16000', 422, 'audio_invalid'],
     ['PCM without a rate', pcmToBytes(pcm), 'audio/pcm', 422, 'audio_format'],
     ['PCM at 8 kHz', pcmToBytes(pcm), 'audio/pcm;rate=8000', 422, 'audio_format'],
@@ -246,7 +289,8 @@ t.test('missing speech credentials are provider_not_configured, naming what to s
 t.test('an ended session is 409 session_ended; another organization’s session is 404', { skip }, async (t) => {
   const v = await voice(t)
   const pcm = encodeWav(await evet(), SAMPLE_RATE)
-  const id = expectStatus(await v.a.request('POST', W, { token: v.owner.token, body: { name: 'One line', definition: lineGraph('Bye.') } }), 201, 'create').id as string
+  const id = expectStatus(await v.a.request('POST', W, { token: v.owner.token, body: { name: 'One line', definition: lineGraph('Bye.') } }), 201, 'create')
+    .id as string
   expectStatus(await v.a.request('POST', `${W}/${id}/publish`, { token: v.owner.token }), 200, 'publish')
   const ended = expectStatus(await v.a.request('POST', `${W}/${id}/sessions`, { token: v.owner.token }), 201, 'start')
   t.equal(ended.ended, true)

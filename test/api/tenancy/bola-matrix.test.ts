@@ -57,7 +57,8 @@ function gaps(c: Case): string[] {
     else if (!r.body.safeParse(sample.body).success) out.push(`${c.label} (${r.operationId}): the REQUEST_SAMPLES body no longer validates`)
   }
   if (r.query && !r.query.safeParse(sample?.query ?? {}).success) out.push(`${c.label} (${r.operationId}): needs a valid query in REQUEST_SAMPLES ${where}`)
-  if (r.headers && !r.headers.safeParse(sample?.headers ?? {}).success) out.push(`${c.label} (${r.operationId}): needs valid headers in REQUEST_SAMPLES ${where}`)
+  if (r.headers && !r.headers.safeParse(sample?.headers ?? {}).success)
+    out.push(`${c.label} (${r.operationId}): needs valid headers in REQUEST_SAMPLES ${where}`)
   return out
 }
 
@@ -93,13 +94,22 @@ async function runMatrix(a: TestApp, cases: Case[], auth: Auth, own: (p: string)
       const label = c.params.length > 1 ? `${c.label} [${target}]` : c.label
       const theirs = await send(a, c, { ...base, [target]: foreign[target]! }, auth)
       const unknown = await send(a, c, { ...base, [target]: PARAM_FIXTURES[target]!.unknown() }, auth)
-      for (const [kind, r] of [["another organization's id", theirs], ['an unknown id', unknown]] as const) {
-        expect(r.status === expected.status && r.body?.error?.code === expected.code, `${label} with ${kind}: expected ${expected.status} ${expected.code}, got ${r.status} ${r.text}`)
+      for (const [kind, r] of [
+        ["another organization's id", theirs],
+        ['an unknown id', unknown],
+      ] as const) {
+        expect(
+          r.status === expected.status && r.body?.error?.code === expected.code,
+          `${label} with ${kind}: expected ${expected.status} ${expected.code}, got ${r.status} ${r.text}`,
+        )
         expect(r.body?.error?.request_id === r.headers.get('x-request-id'), `${label} with ${kind}: error.request_id is not X-Request-ID`)
       }
       const bytes = (r: Reply) => r.text.replace(r.body?.error?.request_id ?? '\0', '<request_id>')
       expect(bytes(theirs) === bytes(unknown), `${label}: bodies differ beyond request_id: ${theirs.text} vs ${unknown.text}`)
-      expect(JSON.stringify(headersBut(theirs)) === JSON.stringify(headersBut(unknown)), `${label}: response headers differ (content-type ${theirs.headers.get('content-type')} vs ${unknown.headers.get('content-type')})`)
+      expect(
+        JSON.stringify(headersBut(theirs)) === JSON.stringify(headersBut(unknown)),
+        `${label}: response headers differ (content-type ${theirs.headers.get('content-type')} vs ${unknown.headers.get('content-type')})`,
+      )
     }
   }
   return failures
@@ -108,9 +118,21 @@ async function runMatrix(a: TestApp, cases: Case[], auth: Auth, own: (p: string)
 t.test("every route with an id answers another organization's id exactly like an unknown id", async (t) => {
   const { a, ownerA, ownerB } = await setup(t)
   const cases = parameterisedCases(a.app.router, a.app.routes)
-  const known = ['DELETE /api/v1/api-keys/:key_id', 'GET /api/v1/projects/:project_uuid/environments', 'PATCH /api/v1/rbac/roles/:role_id', 'DELETE /api/v1/rbac/members/:user_id']
-  for (const label of known) t.ok(cases.some((c) => c.label === label), `the router enumeration sees ${label}`)
-  t.notOk(cases.some((c) => c.method === 'HEAD'), 'HEAD is left out')
+  const known = [
+    'DELETE /api/v1/api-keys/:key_id',
+    'GET /api/v1/projects/:project_uuid/environments',
+    'PATCH /api/v1/rbac/roles/:role_id',
+    'DELETE /api/v1/rbac/members/:user_id',
+  ]
+  for (const label of known)
+    t.ok(
+      cases.some((c) => c.label === label),
+      `the router enumeration sees ${label}`,
+    )
+  t.notOk(
+    cases.some((c) => c.method === 'HEAD'),
+    'HEAD is left out',
+  )
 
   const problems = cases.flatMap(gaps)
   t.same(problems, [], 'every parameterised route has fixtures and a valid request sample')
@@ -133,18 +155,38 @@ t.test('the matrix fails for a parameterised route it has no fixture or body for
   const a = await startTestApp({
     extraRoutes: () => [
       defineRoute({
-        operationId: 'widgets_get', method: 'get', path: '/api/v1/widgets/{widget_id}', auth: 'A', tag: 'Test', summary: 'x',
-        params: z.object({ widget_id: z.uuid() }), status: 200, response: z.object({}), handler: () => ({}),
+        operationId: 'widgets_get',
+        method: 'get',
+        path: '/api/v1/widgets/{widget_id}',
+        auth: 'A',
+        tag: 'Test',
+        summary: 'x',
+        params: z.object({ widget_id: z.uuid() }),
+        status: 200,
+        response: z.object({}),
+        handler: () => ({}),
       }),
       defineRoute({
-        operationId: 'keys_rename', method: 'put', path: '/api/v1/api-keys/{key_id}/name', auth: 'A', tag: 'Test', summary: 'x',
-        audit: { action: 'api_key.renamed', resource: 'api_key' }, params: z.object({ key_id: z.uuid() }), body: z.object({ name: z.string() }), status: 204, handler: () => undefined,
+        operationId: 'keys_rename',
+        method: 'put',
+        path: '/api/v1/api-keys/{key_id}/name',
+        auth: 'A',
+        tag: 'Test',
+        summary: 'x',
+        audit: { action: 'api_key.renamed', resource: 'api_key' },
+        params: z.object({ key_id: z.uuid() }),
+        body: z.object({ name: z.string() }),
+        status: 204,
+        handler: () => undefined,
       }),
     ],
   })
   t.teardown(() => a.close())
   const problems = parameterisedCases(a.app.router, a.app.routes).flatMap(gaps)
-  t.match(problems, [/GET \/api\/v1\/widgets\/:widget_id: no PARAM_FIXTURES entry for path parameter "widget_id"/, /PUT \/api\/v1\/api-keys\/:key_id\/name \(keys_rename\): needs a valid body/])
+  t.match(problems, [
+    /GET \/api\/v1\/widgets\/:widget_id: no PARAM_FIXTURES entry for path parameter "widget_id"/,
+    /PUT \/api\/v1\/api-keys\/:key_id\/name \(keys_rename\): needs a valid body/,
+  ])
   t.equal(problems.length, 2)
 })
 
@@ -152,8 +194,15 @@ t.test('the matrix catches a route that tells a foreign id from an unknown one',
   // A deliberately leaky nested route: 403 for another organization's key, 404 for a missing one.
   let a: TestApp | undefined
   const leaky = defineRoute({
-    operationId: 'project_key_peek', method: 'get', path: '/api/v1/projects/{project_uuid}/keys/{key_id}', auth: 'A', tag: 'Test', summary: 'x',
-    params: z.object({ project_uuid: z.uuid(), key_id: z.uuid() }), status: 200, response: z.object({}),
+    operationId: 'project_key_peek',
+    method: 'get',
+    path: '/api/v1/projects/{project_uuid}/keys/{key_id}',
+    auth: 'A',
+    tag: 'Test',
+    summary: 'x',
+    params: z.object({ project_uuid: z.uuid(), key_id: z.uuid() }),
+    status: 200,
+    response: z.object({}),
     handler: ({ auth, params }) => {
       if (!a!.services.repos.projects.get(auth.organizationId, params.project_uuid)) throw new ApiError('not_found')
       const row = a!.db.prepare('SELECT organization_id FROM api_keys WHERE id = ?').get(params.key_id) as { organization_id: string } | undefined
@@ -171,6 +220,12 @@ t.test('the matrix catches a route that tells a foreign id from an unknown one',
   const foreign = { project_uuid: await PARAM_FIXTURES.project_uuid!.create(a, ownerB), key_id: await PARAM_FIXTURES.key_id!.create(a, ownerB) }
   const own = (p: string) => PARAM_FIXTURES[p]!.create(a!, ownerA)
   const failures = await runMatrix(a, cases, { token: ownerA.token }, own, foreign)
-  t.match(failures, [/^GET \/api\/v1\/projects\/:project_uuid\/keys\/:key_id \[key_id\] with another organization's id: expected 404 not_found, got 403/, /\[key_id\]: bodies differ beyond request_id/])
-  t.notOk(failures.some((f) => f.includes('[project_uuid]')), 'the project parameter, which is checked properly, passes')
+  t.match(failures, [
+    /^GET \/api\/v1\/projects\/:project_uuid\/keys\/:key_id \[key_id\] with another organization's id: expected 404 not_found, got 403/,
+    /\[key_id\]: bodies differ beyond request_id/,
+  ])
+  t.notOk(
+    failures.some((f) => f.includes('[project_uuid]')),
+    'the project parameter, which is checked properly, passes',
+  )
 })

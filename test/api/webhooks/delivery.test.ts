@@ -38,7 +38,12 @@ t.test('a 2xx delivery: body, headers, signature, success recorded', async (t) =
 
   const page = await a.request('GET', `${WH}/deliveries`, { token: owner.token })
   t.equal(page.status, 200)
-  t.match(page.body, { total: 1, limit: 25, offset: 0, items: [{ id: Number(got!.headers['x-ozan-delivery']), endpoint_id: ep.id, event_type: 'workflow.published', status: 'succeeded', attempt_count: 1 }] })
+  t.match(page.body, {
+    total: 1,
+    limit: 25,
+    offset: 0,
+    items: [{ id: Number(got!.headers['x-ozan-delivery']), endpoint_id: ep.id, event_type: 'workflow.published', status: 'succeeded', attempt_count: 1 }],
+  })
   t.match(page.body.items[0].last_attempt, { number: 1, trigger: 'event', outcome: 'succeeded', response_status: 200, response_body: 'thanks', error: null })
 })
 
@@ -170,8 +175,15 @@ t.test('list filters, paging and bounds', async (t) => {
   const page = (await get('?limit=2&offset=1')).body
   t.match(page, { total: 9, limit: 2, offset: 1 })
   const all = (await get('')).body.items.map((d: { id: number }) => d.id)
-  t.same(page.items.map((d: { id: number }) => d.id), all.slice(1, 3), 'newest first, offset then limit')
-  t.same([...all].sort((x: number, y: number) => y - x), all)
+  t.same(
+    page.items.map((d: { id: number }) => d.id),
+    all.slice(1, 3),
+    'newest first, offset then limit',
+  )
+  t.same(
+    [...all].sort((x: number, y: number) => y - x),
+    all,
+  )
   for (const q of ['?limit=101', '?limit=0', '?offset=-1', '?status=lost', '?event_type=nope', '?limit=abc']) t.equal((await get(q)).status, 422, q)
   t.equal((await get('?limit=100')).status, 200)
 })

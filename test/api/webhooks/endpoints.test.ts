@@ -9,8 +9,18 @@ t.test('the event catalog is public and lists the twelve types with examples', a
   t.equal(res.status, 200)
   const types = (res.body as { type: string }[]).map((e) => e.type)
   t.same(types.sort(), [
-    'call.recording.ready', 'function.called', 'member.invited', 'session.analysis.completed', 'session.completed', 'session.started',
-    'sip.trunk.down', 'sip.trunk.registered', 'transcript.updated', 'voicemail.detected', 'workflow.promoted', 'workflow.published',
+    'call.recording.ready',
+    'function.called',
+    'member.invited',
+    'session.analysis.completed',
+    'session.completed',
+    'session.started',
+    'sip.trunk.down',
+    'sip.trunk.registered',
+    'transcript.updated',
+    'voicemail.detected',
+    'workflow.promoted',
+    'workflow.published',
   ])
   for (const e of res.body as { type: string; description: string; example: Record<string, unknown> }[]) {
     t.ok(e.description.length > 10, `${e.type} has a description`)
@@ -26,9 +36,20 @@ t.test('create shows the secret once; reads never show it or the auth header', a
   const { a, owner } = await webhookApp(t)
   const r = await receiver(t)
   const created = await createEndpoint(a, owner, {
-    url: r.url('/ok'), events: ['session.completed', 'workflow.published'], headers: { 'X-Tenant': 'acme' }, auth_header: 'Bearer top-secret-value',
+    url: r.url('/ok'),
+    events: ['session.completed', 'workflow.published'],
+    headers: { 'X-Tenant': 'acme' },
+    auth_header: 'Bearer top-secret-value',
   })
-  t.match(created, { id: Number, url: r.url('/ok'), events: ['session.completed', 'workflow.published'], timeout_seconds: 10, enabled: true, auth_header_set: true, headers: { 'x-tenant': 'acme' } })
+  t.match(created, {
+    id: Number,
+    url: r.url('/ok'),
+    events: ['session.completed', 'workflow.published'],
+    timeout_seconds: 10,
+    enabled: true,
+    auth_header_set: true,
+    headers: { 'x-tenant': 'acme' },
+  })
   t.match(created.secret, /^whsec_[A-Za-z0-9_-]{43}$/)
   const list = await a.request('GET', `${WH}/endpoints`, { token: owner.token })
   t.equal(list.status, 200)
@@ -49,7 +70,8 @@ t.test('create shows the secret once; reads never show it or the auth header', a
 t.test('validation: unknown event types, bounds, reserved headers, bad URLs', async (t) => {
   const { a, owner } = await webhookApp(t)
   const r = await receiver(t)
-  const post = (body: Record<string, unknown>) => a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url: r.url('/ok'), events: ['session.started'], ...body } })
+  const post = (body: Record<string, unknown>) =>
+    a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url: r.url('/ok'), events: ['session.started'], ...body } })
 
   const unknown = await post({ events: ['session.started', 'session.exploded'] })
   t.equal(unknown.status, 422)
@@ -58,7 +80,20 @@ t.test('validation: unknown event types, bounds, reserved headers, bad URLs', as
   for (const timeout of [0, 301, 2.5]) t.equal((await post({ timeout_seconds: timeout })).status, 422, `timeout ${timeout}`)
   t.equal((await post({ timeout_seconds: 300 })).status, 201, 'timeout 300 is the maximum')
 
-  for (const name of ['X-Ozan-Signature', 'x-ozan-event', 'X-OZAN-DELIVERY', 'x-ozan-anything', 'Host', 'content-length', 'Content-Type', 'AUTHORIZATION', 'Transfer-Encoding', 'Connection', 'Upgrade', 'TE']) {
+  for (const name of [
+    'X-Ozan-Signature',
+    'x-ozan-event',
+    'X-OZAN-DELIVERY',
+    'x-ozan-anything',
+    'Host',
+    'content-length',
+    'Content-Type',
+    'AUTHORIZATION',
+    'Transfer-Encoding',
+    'Connection',
+    'Upgrade',
+    'TE',
+  ]) {
     const res = await post({ headers: { [name]: 'x' } })
     t.equal(res.status, 422, `${name} refused`)
     t.match(res.body.detail, [{ loc: ['body', 'headers', name] }], `${name} named in loc`)
@@ -79,7 +114,15 @@ t.test('validation: unknown event types, bounds, reserved headers, bad URLs', as
 t.test('SSRF at creation: loopback by name or number is refused unless the operator allows it', async (t) => {
   const { a, owner } = await webhookApp(t, { allowLoopback: false })
   const r = await receiver(t)
-  for (const url of [`http://localhost:${r.port}/ok`, `http://127.0.0.1:${r.port}/ok`, `https://2130706433:${r.port}/`, 'https://[::ffff:127.0.0.1]/', 'https://169.254.169.254/latest', 'https://10.1.2.3/', 'https://100.64.0.1/']) {
+  for (const url of [
+    `http://localhost:${r.port}/ok`,
+    `http://127.0.0.1:${r.port}/ok`,
+    `https://2130706433:${r.port}/`,
+    'https://[::ffff:127.0.0.1]/',
+    'https://169.254.169.254/latest',
+    'https://10.1.2.3/',
+    'https://100.64.0.1/',
+  ]) {
     const res = await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url, events: ['session.started'] } })
     t.equal(res.status, 422, url)
     t.match(res.body.detail, [{ type: 'destination_refused', loc: ['body', 'url'] }], url)
@@ -95,8 +138,16 @@ t.test('plain http only to operator-allowed ranges', async (t) => {
   const res = await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url: 'http://public.example/hook', events: ['session.started'] } })
   t.equal(res.status, 422)
   t.match(res.body.detail, [{ type: 'insecure_url', loc: ['body', 'url'] }])
-  t.equal((await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url: 'https://public.example/hook', events: ['session.started'] } })).status, 201, 'https to a public host')
-  t.equal((await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url: 'http://internal.test/hook', events: ['session.started'] } })).status, 201, 'http to an allowed range')
+  t.equal(
+    (await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url: 'https://public.example/hook', events: ['session.started'] } })).status,
+    201,
+    'https to a public host',
+  )
+  t.equal(
+    (await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { url: 'http://internal.test/hook', events: ['session.started'] } })).status,
+    201,
+    'http to an allowed range',
+  )
 })
 
 t.test('delete, the per-environment cap, and environments are separate', async (t) => {
@@ -109,7 +160,11 @@ t.test('delete, the per-environment cap, and environments are separate', async (
   t.equal(over.body.error.code, 'webhook_endpoint_limit')
   const prod = await a.request('GET', `${WH}/endpoints`, { token: owner.token, headers: { 'x-environment-id': 'prod' } })
   t.same(prod.body, [], 'another environment has its own endpoints')
-  t.equal((await a.request('DELETE', `${WH}/endpoints/${ids[0]}`, { token: owner.token, headers: { 'x-environment-id': 'prod' } })).status, 404, 'not visible from prod')
+  t.equal(
+    (await a.request('DELETE', `${WH}/endpoints/${ids[0]}`, { token: owner.token, headers: { 'x-environment-id': 'prod' } })).status,
+    404,
+    'not visible from prod',
+  )
   t.equal((await a.request('DELETE', `${WH}/endpoints/${ids[0]}`, { token: owner.token })).status, 204)
   t.equal((await a.request('DELETE', `${WH}/endpoints/${ids[0]}`, { token: owner.token })).status, 404, 'gone')
   t.equal((await a.request('PATCH', `${WH}/endpoints/${ids[0]}`, { token: owner.token, body: { enabled: false } })).status, 404)

@@ -14,8 +14,14 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; origin: st
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ozan.ts'], {
       cwd: ROOT,
       env: {
-        ...process.env, OZAN_DATA_DIR: dataDir, OZAN_PORT: '0', OZAN_ENGINE_PORT: '0', OZAN_HOST: '127.0.0.1', OZAN_LOG_LEVEL: 'warn',
-        OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8', OZAN_WEBHOOK_MAX_PER_ENDPOINT: '2',
+        ...process.env,
+        OZAN_DATA_DIR: dataDir,
+        OZAN_PORT: '0',
+        OZAN_ENGINE_PORT: '0',
+        OZAN_HOST: '127.0.0.1',
+        OZAN_LOG_LEVEL: 'warn',
+        OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+        OZAN_WEBHOOK_MAX_PER_ENDPOINT: '2',
       },
     })
     let out = ''
@@ -92,7 +98,10 @@ t.test('killed with deliveries pending and in flight: after a restart every one 
     t.equal(received.get(String(d.id)), detail.attempts.length, `delivery ${d.id}: one request per attempt`)
     if (detail.attempts.length === 2) {
       interrupted++
-      t.match(detail.attempts, [{ outcome: 'interrupted', trigger: 'event' }, { outcome: 'succeeded', trigger: 'resume' }])
+      t.match(detail.attempts, [
+        { outcome: 'interrupted', trigger: 'event' },
+        { outcome: 'succeeded', trigger: 'resume' },
+      ])
     } else t.match(detail.attempts, [{ outcome: 'succeeded', trigger: 'event' }])
   }
   t.equal(interrupted, 2, 'exactly the two attempts cut by the kill were made again')

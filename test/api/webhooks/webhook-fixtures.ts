@@ -73,8 +73,13 @@ export async function webhookApp(
   return { a, owner: await newOwner(a) }
 }
 
-export async function createEndpoint(a: TestApp, owner: Actor, body: Record<string, unknown>): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return expectStatus(await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { events: ['workflow.published'], ...body } }), 201, 'create endpoint')
+export async function createEndpoint(a: TestApp, owner: Actor, body: Record<string, unknown>): Promise<Record<string, any>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
+  return expectStatus(
+    await a.request('POST', `${WH}/endpoints`, { token: owner.token, body: { events: ['workflow.published'], ...body } }),
+    201,
+    'create endpoint',
+  )
 }
 
 /** Publishes a domain event into the endpoint's organization and environment, as a service would. */
@@ -86,6 +91,7 @@ export function emit(a: TestApp, endpointId: number, type: string, data: Record<
 /** Waits until the dispatcher has nothing pending or in flight. */
 export const settled = (a: TestApp) => a.services.webhookDispatcher.idle()
 
-export async function delivery(a: TestApp, owner: Actor, id: number): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function delivery(a: TestApp, owner: Actor, id: number): Promise<Record<string, any>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return expectStatus(await a.request('GET', `${WH}/deliveries/${id}`, { token: owner.token }), 200, `get delivery ${id}`)
 }

@@ -29,11 +29,21 @@ t.test('an agent created with only a name gets the default graph and config, as 
   const projects = expectStatus(await send('GET', '/api/v1/projects'), 200, 'projects')
   const dev = projects[0].environments.find((e: { slug: string }) => e.slug === 'dev')
   t.match(res.body, {
-    name: 'Front desk', description: '', environment: { id: dev.id, slug: 'dev' }, archived: false,
-    published_version: null, template_id: null, source_workflow_id: null, versions: [],
-    created_at: '2025-03-01T09:00:00.000Z', draft_updated_at: '2025-03-01T09:00:00.000Z',
+    name: 'Front desk',
+    description: '',
+    environment: { id: dev.id, slug: 'dev' },
+    archived: false,
+    published_version: null,
+    template_id: null,
+    source_workflow_id: null,
+    versions: [],
+    created_at: '2025-03-01T09:00:00.000Z',
+    draft_updated_at: '2025-03-01T09:00:00.000Z',
   })
-  t.same(res.body.definition.nodes.map((n: { type: string }) => n.type), ['start', 'conversation', 'end'])
+  t.same(
+    res.body.definition.nodes.map((n: { type: string }) => n.type),
+    ['start', 'conversation', 'end'],
+  )
   t.same(res.body.config, DEFAULT_CONFIG)
   t.same(expectStatus(await send('GET', `${W}/${res.body.id}`), 200, 'get'), res.body, 'GET returns what POST did')
   t.equal((a.db.prepare('SELECT created_by FROM workflows WHERE id = ?').get(res.body.id) as { created_by: string }).created_by, owner.userId)
@@ -41,7 +51,9 @@ t.test('an agent created with only a name gets the default graph and config, as 
 
 t.test('an agent created with a graph and a config keeps them, defaults filled', async (t) => {
   const { send } = await setup(t)
-  const res = await send('POST', W, { body: { name: 'Greeter', description: 'Says hello', definition: SMALL_GRAPH, config: { tts: { provider: 'openai', voice: 'nova' } } } })
+  const res = await send('POST', W, {
+    body: { name: 'Greeter', description: 'Says hello', definition: SMALL_GRAPH, config: { tts: { provider: 'openai', voice: 'nova' } } },
+  })
   t.equal(res.status, 201)
   t.same(res.body.definition, Definition.parse(SMALL_GRAPH))
   t.same(res.body.definition.edges[0].condition, { kind: 'always' }, 'an edge without a condition is taken always')
@@ -106,8 +118,12 @@ t.test('PUT definition saves a valid graph as the draft and answers a draft Defi
   const res = await send('PUT', `${W}/${id}/definition`, { body: saying('Welcome!') })
   t.equal(res.status, 200)
   t.same(res.body, {
-    workflow_id: id, state: 'draft', version: null,
-    definition: Definition.parse(saying('Welcome!')), config: DEFAULT_CONFIG, updated_at: '2025-03-01T09:01:00.000Z',
+    workflow_id: id,
+    state: 'draft',
+    version: null,
+    definition: Definition.parse(saying('Welcome!')),
+    config: DEFAULT_CONFIG,
+    updated_at: '2025-03-01T09:01:00.000Z',
   })
   const detail = expectStatus(await send('GET', `${W}/${id}`), 200, 'get')
   t.same(detail.definition, res.body.definition)
@@ -122,10 +138,16 @@ t.test('PUT definition of an invalid graph answers 422 pointed at body.nodes and
   const before = expectStatus(await send('GET', `${W}/${id}`), 200, 'get')
   const undeclared = await send('PUT', `${W}/${id}/definition`, { body: saying('Hi {{first_name}}') })
   t.equal(undeclared.status, 422)
-  t.same(undeclared.body.detail.map((d: { loc: unknown; type: string }) => [d.loc, d.type]), [[['body', 'nodes', 1, 'data', 'text'], 'graph.undeclared_variable']])
+  t.same(
+    undeclared.body.detail.map((d: { loc: unknown; type: string }) => [d.loc, d.type]),
+    [[['body', 'nodes', 1, 'data', 'text'], 'graph.undeclared_variable']],
+  )
   const noExit = await send('PUT', `${W}/${id}/definition`, { body: { ...SMALL_GRAPH, edges: SMALL_GRAPH.edges.slice(0, 1) } })
   t.equal(noExit.status, 422)
-  t.match(noExit.body.detail, [{ type: 'graph.no_exit', loc: ['body', 'nodes', 1] }, { type: 'graph.unreachable', loc: ['body', 'nodes', 2] }])
+  t.match(noExit.body.detail, [
+    { type: 'graph.no_exit', loc: ['body', 'nodes', 1] },
+    { type: 'graph.unreachable', loc: ['body', 'nodes', 2] },
+  ])
   const after = expectStatus(await send('GET', `${W}/${id}`), 200, 'get')
   t.same(after.definition, before.definition)
   t.equal(after.draft_updated_at, before.draft_updated_at)
@@ -136,10 +158,18 @@ t.test('PUT config replaces the whole config, filling defaults, and refuses a vo
   const id = await createWorkflow(a, owner)
   const set = await send('PUT', `${W}/${id}/config`, { body: { recording: true, tts: { provider: 'openai', voice: 'coral' } } })
   t.equal(set.status, 200)
-  t.match(set.body, { workflow_id: id, state: 'draft', version: null, config: { recording: true, tts: { provider: 'openai', voice: 'coral', speed: 1 }, language: 'en-US' } })
+  t.match(set.body, {
+    workflow_id: id,
+    state: 'draft',
+    version: null,
+    config: { recording: true, tts: { provider: 'openai', voice: 'coral', speed: 1 }, language: 'en-US' },
+  })
   const bad = await send('PUT', `${W}/${id}/config`, { body: { tts: { provider: 'openai', voice: 'nope' } } })
   t.equal(bad.status, 422)
-  t.same(bad.body.detail.map((d: { loc: unknown }) => d.loc), [['body', 'tts', 'voice']])
+  t.same(
+    bad.body.detail.map((d: { loc: unknown }) => d.loc),
+    [['body', 'tts', 'voice']],
+  )
   t.equal(expectStatus(await send('GET', `${W}/${id}`), 200, 'get').config.tts.voice, 'coral', 'the refused config was not saved')
   const reset = await send('PUT', `${W}/${id}/config`, { body: {} })
   t.same(reset.body.config, DEFAULT_CONFIG, 'an empty config is every default, not a merge')

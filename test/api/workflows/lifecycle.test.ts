@@ -19,7 +19,19 @@ async function setup(t: Test) {
   return { a, clock, owner, send, listed }
 }
 
-const summaryKeys = ['archived', 'created_at', 'description', 'draft_updated_at', 'environment', 'id', 'name', 'published_version', 'source_workflow_id', 'template_id', 'updated_at']
+const summaryKeys = [
+  'archived',
+  'created_at',
+  'description',
+  'draft_updated_at',
+  'environment',
+  'id',
+  'name',
+  'published_version',
+  'source_workflow_id',
+  'template_id',
+  'updated_at',
+]
 
 t.test('duplicate creates "Copy of …" with the draft, no versions and a lineage of its own', async (t) => {
   const { a, owner, send, listed } = await setup(t)
@@ -32,7 +44,14 @@ t.test('duplicate creates "Copy of …" with the draft, no versions and a lineag
   const res = await send('POST', `${W}/${id}/duplicate`)
   t.equal(res.status, 201)
   t.not(res.body.id, id)
-  t.match(res.body, { name: 'Copy of Reception', environment: source.environment, published_version: null, versions: [], source_workflow_id: null, archived: false })
+  t.match(res.body, {
+    name: 'Copy of Reception',
+    environment: source.environment,
+    published_version: null,
+    versions: [],
+    source_workflow_id: null,
+    archived: false,
+  })
   t.same(res.body.definition, source.definition, 'the draft, not the published version')
   t.same(res.body.config, source.config)
   t.same((await listed()).sort(), [id, res.body.id].sort(), 'both are listed')
@@ -103,14 +122,25 @@ t.test('DELETE hides the agent (204, then 404) but keeps the row and its version
   const again = await send('DELETE', `${W}/${id}`)
   t.equal(again.status, 404)
   t.equal(again.body.error.code, 'not_found')
-  for (const [method, path, body] of [['PUT', '/definition', SMALL_GRAPH], ['POST', '/publish'], ['POST', '/unarchive']] as const) {
+  for (const [method, path, body] of [
+    ['PUT', '/definition', SMALL_GRAPH],
+    ['POST', '/publish'],
+    ['POST', '/unarchive'],
+  ] as const) {
     t.equal((await send(method, `${W}/${id}${path}`, { body })).status, 404, `${method} ${path} after delete`)
   }
 
   const row = a.db.prepare('SELECT deleted_at FROM workflows WHERE id = ?').get(id) as { deleted_at: number } | undefined
   t.equal(row?.deleted_at, clock.now(), 'the row stays, marked deleted')
-  const versions = a.db.prepare('SELECT version, definition FROM workflow_versions WHERE workflow_id = ? ORDER BY version').all(id) as { version: number; definition: string }[]
-  t.same(versions.map((v) => v.version), [1, 2], 'the versions past sessions ran stay readable')
+  const versions = a.db.prepare('SELECT version, definition FROM workflow_versions WHERE workflow_id = ? ORDER BY version').all(id) as {
+    version: number
+    definition: string
+  }[]
+  t.same(
+    versions.map((v) => v.version),
+    [1, 2],
+    'the versions past sessions ran stay readable',
+  )
   t.ok(a.services.repos.workflows.version(id, 2), 'the repository still reads a deleted agent’s version by id')
 })
 

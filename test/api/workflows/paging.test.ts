@@ -25,8 +25,18 @@ function seed(a: TestApp, who: Actor, o: { n: number; env?: string; archived?: b
       const id = randomUUID()
       const createdAt = i % 2 ? T1 : T2
       a.services.repos.workflows.insert({
-        id, organization_id: who.organizationId, environment_id: environmentId, lineage_id: id, source_workflow_id: null,
-        name: `agent ${i}`, description: '', template_id: null, draft_definition: '{}', draft_config: '{}', created_by: who.userId, created_at: createdAt,
+        id,
+        organization_id: who.organizationId,
+        environment_id: environmentId,
+        lineage_id: id,
+        source_workflow_id: null,
+        name: `agent ${i}`,
+        description: '',
+        template_id: null,
+        draft_definition: '{}',
+        draft_config: '{}',
+        created_by: who.userId,
+        created_at: createdAt,
       })
       if (o.archived) a.services.repos.workflows.setArchived({ organizationId: who.organizationId, environmentId }, id, true, createdAt)
       rows.push({ id, key: createdAt })
@@ -49,9 +59,11 @@ t.test('GET /workflows is paged with limit/offset, X-Total-Count and Link', asyn
   const idOf = (w: unknown) => (w as { id: string }).id
 
   await t.test('the default listing (not archived)', (t) =>
-    checkPagedList(t, { path: W, get, mine: live, theirs: [...archived, ...staging, ...foreign], defaultLimit, maxLimit, idOf }))
+    checkPagedList(t, { path: W, get, mine: live, theirs: [...archived, ...staging, ...foreign], defaultLimit, maxLimit, idOf }),
+  )
   await t.test('archived=true pages the archived agents alone', (t) =>
-    checkPagedList(t, { path: `${W}?archived=true`, get, mine: archived, theirs: [...live, ...staging, ...foreign], defaultLimit, maxLimit, idOf }))
+    checkPagedList(t, { path: `${W}?archived=true`, get, mine: archived, theirs: [...live, ...staging, ...foreign], defaultLimit, maxLimit, idOf }),
+  )
 
   await t.test('the next link keeps the archived filter', async (t) => {
     const res = await get(`${W}?archived=true&limit=3`)

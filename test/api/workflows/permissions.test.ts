@@ -11,7 +11,20 @@ const a: TestApp = await startTestApp()
 t.teardown(() => a.close())
 const owner = await newOwner(a)
 
-type Op = 'list' | 'templates' | 'get' | 'version' | 'create' | 'put_definition' | 'put_config' | 'duplicate' | 'archive' | 'unarchive' | 'delete' | 'publish' | 'promote'
+type Op =
+  | 'list'
+  | 'templates'
+  | 'get'
+  | 'version'
+  | 'create'
+  | 'put_definition'
+  | 'put_config'
+  | 'duplicate'
+  | 'archive'
+  | 'unarchive'
+  | 'delete'
+  | 'publish'
+  | 'promote'
 
 /** One call of each kind, as a key holder; each call gets a fresh agent (published once) so none depends on another. */
 async function call(op: Op, apiKey: string): Promise<Reply> {
@@ -20,26 +33,50 @@ async function call(op: Op, apiKey: string): Promise<Reply> {
   if (op === 'unarchive') expectStatus(await a.request('POST', `${W}/${id}/archive`, { token: owner.token }), 200, 'archive')
   const as = { apiKey }
   switch (op) {
-    case 'list': return a.request('GET', W, as)
-    case 'templates': return a.request('GET', `${W}/templates`, as)
-    case 'get': return a.request('GET', `${W}/${id}`, as)
-    case 'version': return a.request('GET', `${W}/${id}/versions/1`, as)
-    case 'create': return a.request('POST', W, { ...as, body: { name: 'By key' } })
-    case 'put_definition': return a.request('PUT', `${W}/${id}/definition`, { ...as, body: SMALL_GRAPH })
-    case 'put_config': return a.request('PUT', `${W}/${id}/config`, { ...as, body: {} })
-    case 'duplicate': return a.request('POST', `${W}/${id}/duplicate`, as)
-    case 'archive': return a.request('POST', `${W}/${id}/archive`, as)
-    case 'unarchive': return a.request('POST', `${W}/${id}/unarchive`, as)
-    case 'delete': return a.request('DELETE', `${W}/${id}`, as)
-    case 'publish': return a.request('POST', `${W}/${id}/publish`, as)
+    case 'list':
+      return a.request('GET', W, as)
+    case 'templates':
+      return a.request('GET', `${W}/templates`, as)
+    case 'get':
+      return a.request('GET', `${W}/${id}`, as)
+    case 'version':
+      return a.request('GET', `${W}/${id}/versions/1`, as)
+    case 'create':
+      return a.request('POST', W, { ...as, body: { name: 'By key' } })
+    case 'put_definition':
+      return a.request('PUT', `${W}/${id}/definition`, { ...as, body: SMALL_GRAPH })
+    case 'put_config':
+      return a.request('PUT', `${W}/${id}/config`, { ...as, body: {} })
+    case 'duplicate':
+      return a.request('POST', `${W}/${id}/duplicate`, as)
+    case 'archive':
+      return a.request('POST', `${W}/${id}/archive`, as)
+    case 'unarchive':
+      return a.request('POST', `${W}/${id}/unarchive`, as)
+    case 'delete':
+      return a.request('DELETE', `${W}/${id}`, as)
+    case 'publish':
+      return a.request('POST', `${W}/${id}/publish`, as)
     // A fresh agent has no copy anywhere, so a permitted promote succeeds.
-    case 'promote': return a.request('POST', `${W}/${id}/promote`, { ...as, body: { target_environment: 'prod' } })
+    case 'promote':
+      return a.request('POST', `${W}/${id}/promote`, { ...as, body: { target_environment: 'prod' } })
   }
 }
 
 const SUCCESS: Record<Op, number> = {
-  list: 200, templates: 200, get: 200, version: 200, create: 201, put_definition: 200, put_config: 200,
-  duplicate: 201, archive: 200, unarchive: 200, delete: 204, publish: 200, promote: 200,
+  list: 200,
+  templates: 200,
+  get: 200,
+  version: 200,
+  create: 201,
+  put_definition: 200,
+  put_config: 200,
+  duplicate: 201,
+  archive: 200,
+  unarchive: 200,
+  delete: 204,
+  publish: 200,
+  promote: 200,
 }
 const READ: Op[] = ['list', 'templates', 'get', 'version']
 const WRITE: Op[] = ['create', 'put_definition', 'put_config', 'duplicate', 'archive', 'unarchive', 'delete']

@@ -17,14 +17,26 @@ async function voiceAgent(s: CallScene, definition: unknown): Promise<string> {
 }
 const greetingGraph = (text: string, variables: unknown[]) => ({
   variables,
-  nodes: [{ id: 'start', type: 'start', data: { first_message: { mode: 'static', text } } }, { id: 'chat', type: 'collect', data: { variable: 'name', value_type: 'text', prompt: 'Your name?' } }],
-  edges: [{ id: 'e1', source: 'start', target: 'chat' }, { id: 'e2', source: 'chat', target: 'chat' }],
+  nodes: [
+    { id: 'start', type: 'start', data: { first_message: { mode: 'static', text } } },
+    { id: 'chat', type: 'collect', data: { variable: 'name', value_type: 'text', prompt: 'Your name?' } },
+  ],
+  edges: [
+    { id: 'e1', source: 'start', target: 'chat' },
+    { id: 'e2', source: 'chat', target: 'chat' },
+  ],
 })
 
 t.test('a call of an agent with a variable default nested 32 levels deep starts and greets', { skip, timeout: 60_000 }, async (t) => {
   const s = await callScene(t)
   await s.storeDeepgram()
-  const id = await voiceAgent(s, greetingGraph('Hello there.', [{ name: 'deep', type: 'object', default: nested(32) }, { name: 'name', type: 'string' }]))
+  const id = await voiceAgent(
+    s,
+    greetingGraph('Hello there.', [
+      { name: 'deep', type: 'object', default: nested(32) },
+      { name: 'name', type: 'string' },
+    ]),
+  )
   const c = await s.connect(expectStatus(await s.mint(id, undefined, { variables: { deep: nested(32) } }), 201, 'mint').ws_url)
   c.keepBinaries = false
   const greeting = await c.event((e) => e.type === 'transcript' && e['role'] === 'agent' && e['final'] === true, 15_000)
@@ -37,7 +49,13 @@ t.test('a call whose greeting overruns the render budget gets an error event, en
   const s = await callScene(t)
   await s.storeDeepgram()
   const text = '{{#items}}'.repeat(4) + 'x' + '{{/items}}'.repeat(4)
-  const id = await voiceAgent(s, greetingGraph(text, [{ name: 'items', type: 'object', default: Array.from({ length: 100 }, (_, i) => i) }, { name: 'name', type: 'string' }]))
+  const id = await voiceAgent(
+    s,
+    greetingGraph(text, [
+      { name: 'items', type: 'object', default: Array.from({ length: 100 }, (_, i) => i) },
+      { name: 'name', type: 'string' },
+    ]),
+  )
   const c = await s.connect(expectStatus(await s.mint(id), 201, 'mint').ws_url)
   c.keepBinaries = false
   t.match(await c.event((e) => e.type === 'error', 15_000), { code: 'template_too_large' })
@@ -45,7 +63,11 @@ t.test('a call whose greeting overruns the render budget gets an error event, en
   t.match(await c.event((e) => e.type === 'ended', 15_000), { reason: 'agent_ended' })
   t.equal((await c.closed).code, 1000)
   let detail: Record<string, unknown> = {}
-  for (const started = Date.now(); detail['status'] !== 'completed' && detail['status'] !== 'failed' && Date.now() - started < 5000; await new Promise((r) => setTimeout(r, 50))) {
+  for (
+    const started = Date.now();
+    detail['status'] !== 'completed' && detail['status'] !== 'failed' && Date.now() - started < 5000;
+    await new Promise((r) => setTimeout(r, 50))
+  ) {
     const list = expectStatus(await s.a.request('GET', `/api/v1/sessions?channel=web&workflow_uuid=${id}`, { token: s.owner.token }), 200, 'list')
     if (list[0]) detail = expectStatus(await s.a.request('GET', `${W}/${id}/sessions/${list[0].id}`, { token: s.owner.token }), 200, 'detail')
   }

@@ -26,7 +26,12 @@ for (const levels of [2_000, 20_000]) {
     const res = await post(s, W, `{"name":"Poison","definition":${graphWithDefault(nested(levels))}}`)
     t.equal(res.status, 422, res.text.slice(0, 300))
     t.same(res.body.detail, [
-      { type: 'json_too_deep', loc: ['body', 'definition', 'variables', 0, 'default'], msg: 'JSON may nest at most 32 levels of objects and arrays', ctx: { max_depth: 32 } },
+      {
+        type: 'json_too_deep',
+        loc: ['body', 'definition', 'variables', 0, 'default'],
+        msg: 'JSON may nest at most 32 levels of objects and arrays',
+        ctx: { max_depth: 32 },
+      },
     ])
     t.equal(agentCount(s), before)
   })
@@ -105,11 +110,17 @@ t.test('session and text-run variables, call variables and the web-call token va
 t.test("an integration action's input nested too deep or too large is a 422 at body.input", async (t) => {
   const s = await setup(t)
   for (const levels of [33, 20_000]) {
-    const res = await post(s, '/api/v1/integrations/http/run', `{"action":"request","input":{"url":"https://example.com","method":"POST","body":${nested(levels)}}}`)
+    const res = await post(
+      s,
+      '/api/v1/integrations/http/run',
+      `{"action":"request","input":{"url":"https://example.com","method":"POST","body":${nested(levels)}}}`,
+    )
     t.equal(res.status, 422, `${levels} levels`)
     t.match(res.body.detail, [{ type: 'json_too_deep', loc: ['body', 'input'], ctx: { max_depth: 32 } }])
   }
-  const big = await s.send('POST', '/api/v1/integrations/http/run', { body: { action: 'request', input: { url: 'https://example.com', body: 'x'.repeat(257 * 1024) } } })
+  const big = await s.send('POST', '/api/v1/integrations/http/run', {
+    body: { action: 'request', input: { url: 'https://example.com', body: 'x'.repeat(257 * 1024) } },
+  })
   t.equal(big.status, 422)
   t.match(big.body.detail, [{ type: 'json_too_large', loc: ['body', 'input'], ctx: { max_bytes: 256 * 1024 } }])
 })
@@ -119,7 +130,10 @@ t.test('knowledge-base metadata nested 20,000 levels deep is a 422, not a 500', 
   const res = await post(s, '/api/v1/knowledge-base/documents', `{"title":"Doc","text":"Some text","metadata":{"tag":${nested(20_000)}}}`)
   t.equal(res.status, 422)
   t.match(res.body.detail, [{ loc: ['body', 'metadata', 'tag'] }])
-  t.notOk(res.body.detail.some((d: { type: string; loc: unknown[] }) => d.type === 'json_too_deep' && d.loc.length > 3), 'the field reports it; the body-wide ceiling adds nothing')
+  t.notOk(
+    res.body.detail.some((d: { type: string; loc: unknown[] }) => d.type === 'json_too_deep' && d.loc.length > 3),
+    'the field reports it; the body-wide ceiling adds nothing',
+  )
 })
 
 // Issue #18 item 6: a 422 echoed the whole offending input; lone surrogates were stored as U+FFFD.
@@ -140,7 +154,14 @@ t.test('a name or title with a lone high or low surrogate is a 422 at the field;
   for (const lone of ['\\ud83d', '\\ude00']) {
     const agentRes = await post(s, W, `{"name":"Front desk ${lone}"}`)
     t.equal(agentRes.status, 422)
-    t.same(agentRes.body.detail, [{ type: 'string_unicode', loc: ['body', 'name'], msg: 'String should not hold an unpaired UTF-16 surrogate', input: `Front desk ${JSON.parse(`"${lone}"`)}` }])
+    t.same(agentRes.body.detail, [
+      {
+        type: 'string_unicode',
+        loc: ['body', 'name'],
+        msg: 'String should not hold an unpaired UTF-16 surrogate',
+        input: `Front desk ${JSON.parse(`"${lone}"`)}`,
+      },
+    ])
     const doc = await post(s, '/api/v1/knowledge-base/documents', `{"title":"Menu ${lone}","text":"Soup"}`)
     t.match(doc.body.detail, [{ type: 'string_unicode', loc: ['body', 'title'] }])
   }
@@ -163,8 +184,15 @@ t.test('an agent whose template multiplies past the render budget answers its te
   const id = await agent(s, {
     definition: {
       variables: [{ name: 'items', type: 'object', default: Array.from({ length: 100 }, (_, i) => i) }],
-      nodes: [{ id: 'start', type: 'start' }, { id: 'say', type: 'say', data: { text: '{{#items}}'.repeat(4) + 'x' + '{{/items}}'.repeat(4) } }, { id: 'bye', type: 'end' }],
-      edges: [{ id: 'e1', source: 'start', target: 'say' }, { id: 'e2', source: 'say', target: 'bye' }],
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'say', type: 'say', data: { text: '{{#items}}'.repeat(4) + 'x' + '{{/items}}'.repeat(4) } },
+        { id: 'bye', type: 'end' },
+      ],
+      edges: [
+        { id: 'e1', source: 'start', target: 'say' },
+        { id: 'e2', source: 'say', target: 'bye' },
+      ],
     },
   })
   const run = await s.send('POST', `${W}/${id}/runs/text`, { body: {} })

@@ -43,7 +43,13 @@ t.test('promotion runs dev → staging → prod, each copy published as version 
 
   const staging = await promote(dev, 'staging')
   t.equal(staging.status, 200)
-  t.match(staging.body, { name: 'Concierge', environment: { id: env.staging, slug: 'staging' }, source_workflow_id: dev, published_version: 1, archived: false })
+  t.match(staging.body, {
+    name: 'Concierge',
+    environment: { id: env.staging, slug: 'staging' },
+    source_workflow_id: dev,
+    published_version: 1,
+    archived: false,
+  })
   t.not(staging.body.id, dev)
   t.equal(staging.body.versions.length, 1)
   t.equal(textOf(staging.body.definition), 'Second', 'the newest published version travels, not the draft')
@@ -133,7 +139,11 @@ t.test('publish and promote emit workflow.published and workflow.promoted with t
   const dev = await createWorkflow(a, owner, { name: 'Sales' })
   expectStatus(await send('POST', `${W}/${dev}/publish`), 200, 'publish')
   const copy = expectStatus(await promote(dev, 'staging'), 200, 'promote')
-  t.same(events.map((e) => e.type), ['workflow.published', 'workflow.published', 'workflow.promoted'], 'the copy’s version 1 is announced as published, then the promotion')
+  t.same(
+    events.map((e) => e.type),
+    ['workflow.published', 'workflow.published', 'workflow.promoted'],
+    'the copy’s version 1 is announced as published, then the promotion',
+  )
   t.match(events[1], {
     organizationId: owner.organizationId,
     environmentId: env.staging,
@@ -143,8 +153,14 @@ t.test('publish and promote emit workflow.published and workflow.promoted with t
     organizationId: owner.organizationId,
     environmentId: env.staging,
     data: {
-      workflow_uuid: dev, target_workflow_uuid: copy.id, name: 'Sales', source_environment: 'dev', target_environment: 'staging',
-      target_environment_id: env.staging, source_version: 1, promoted_by: owner.userId,
+      workflow_uuid: dev,
+      target_workflow_uuid: copy.id,
+      name: 'Sales',
+      source_environment: 'dev',
+      target_environment: 'staging',
+      target_environment_id: env.staging,
+      source_version: 1,
+      promoted_by: owner.userId,
     },
   })
   const draftOnly = await createWorkflow(a, owner)
@@ -160,7 +176,10 @@ t.test('after the promoted copy is deleted, promoting there again works', async 
   const second = await promote(dev, 'prod')
   t.equal(second.status, 200)
   t.not(second.body.id, first.id)
-  t.same(expectStatus(await send('GET', W, { env: 'prod' }), 200, 'list').map((w: { id: string }) => w.id), [second.body.id])
+  t.same(
+    expectStatus(await send('GET', W, { env: 'prod' }), 200, 'list').map((w: { id: string }) => w.id),
+    [second.body.id],
+  )
 })
 
 t.test('an archived copy still holds its place: promoting there again is 409', async (t) => {

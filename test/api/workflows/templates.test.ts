@@ -42,7 +42,10 @@ t.test('at least one template is Turkish, with Turkish speech settings', async (
 t.test('at least two templates run without an LLM', async (t) => {
   const deterministic = templates().filter((x) => !x.needs_llm)
   t.ok(deterministic.length >= 2, deterministic.map((x) => x.id).join(', '))
-  t.ok(deterministic.some((x) => x.language.startsWith('tr')), 'the Turkish survey is one of them')
+  t.ok(
+    deterministic.some((x) => x.language.startsWith('tr')),
+    'the Turkish survey is one of them',
+  )
   for (const tpl of deterministic)
     t.notOk(
       tpl.definition.nodes.some((n) => n.type === 'conversation' || n.type === 'knowledge' || n.global),
@@ -53,8 +56,14 @@ t.test('at least two templates run without an LLM', async (t) => {
 t.test('the starters cover the issue’s flows: knowledge + global transfer, collect + tool, JSON Logic branching', async (t) => {
   const byId = new Map(templates().map((x) => [x.id, x.definition]))
   const receptionist = byId.get('receptionist')!
-  t.ok(receptionist.nodes.some((n) => n.type === 'conversation' && n.data.knowledge_base.enabled), 'a conversation grounded in the knowledge base')
-  t.ok(receptionist.nodes.some((n) => n.type === 'transfer' && n.global), 'a global transfer')
+  t.ok(
+    receptionist.nodes.some((n) => n.type === 'conversation' && n.data.knowledge_base.enabled),
+    'a conversation grounded in the knowledge base',
+  )
+  t.ok(
+    receptionist.nodes.some((n) => n.type === 'transfer' && n.global),
+    'a global transfer',
+  )
 
   const booking = byId.get('appointment-booking')!
   const collected = booking.nodes.flatMap((n) => (n.type === 'collect' ? [n.data.value_type] : []))
@@ -65,13 +74,19 @@ t.test('the starters cover the issue’s flows: knowledge + global transfer, col
   t.same(new Set(outcomes.map((c) => (c.kind === 'outcome' ? c.outcome : c.kind))), new Set(['success', 'failure']))
 
   const lead = byId.get('lead-qualification')!
-  t.ok(lead.edges.some((e) => e.condition.kind === 'expression' && JSON.stringify(e.condition.expression).includes('"budget"')), 'branches on budget')
+  t.ok(
+    lead.edges.some((e) => e.condition.kind === 'expression' && JSON.stringify(e.condition.expression).includes('"budget"')),
+    'branches on budget',
+  )
   t.same(new Set(lead.nodes.flatMap((n) => (n.type === 'end' ? [n.data.disposition] : []))), new Set(['qualified', 'not_qualified', 'incomplete']))
 
   const survey = byId.get('survey-tr')!
   const types = survey.nodes.flatMap((n) => (n.type === 'collect' ? [n.data.value_type] : []))
   for (const type of ['number', 'yes_no', 'text'] as const) t.ok(types.includes(type), `the survey collects a ${type}`)
-  t.ok(survey.edges.some((e) => e.condition.kind === 'expression' && JSON.stringify(e.condition.expression).includes('"rating"')), 'branches on the rating')
+  t.ok(
+    survey.edges.some((e) => e.condition.kind === 'expression' && JSON.stringify(e.condition.expression).includes('"rating"')),
+    'branches on the rating',
+  )
 })
 
 t.test('GET /workflows/templates returns the registry', async (t) => {
@@ -137,7 +152,11 @@ t.test('docs/agents.md: its full JSON example is a valid graph', async (t) => {
 t.test('docs/agents.md: names every node type, problem type, operator and built-in variable', async (t) => {
   const doc = read('docs/agents.md')
   for (const type of NODE_TYPES) t.ok(doc.includes(`### \`${type}\``), `node type ${type} has a section`)
-  const problemTypes = new Set(read('engine/graph-runtime/validate.ts').match(/'graph\.[a-z_]+'/g)!.map((s) => s.slice(1, -1)))
+  const problemTypes = new Set(
+    read('engine/graph-runtime/validate.ts')
+      .match(/'graph\.[a-z_]+'/g)!
+      .map((s) => s.slice(1, -1)),
+  )
   t.ok(problemTypes.size >= 10, 'found the validator’s problem types')
   for (const type of problemTypes) t.ok(doc.includes(`\`${type}\``), `problem ${type} is documented`)
   for (const op of OPERATORS) t.ok(doc.includes(`\`${op}\``), `operator ${op} is listed`)

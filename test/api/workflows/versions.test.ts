@@ -35,7 +35,14 @@ t.test('publishing numbers versions 1, 2, 3 and lists them newest first', async 
   }
   const detail = expectStatus(await send('GET', `${W}/${id}`), 200, 'get')
   t.equal(detail.published_version, 3)
-  t.same(detail.versions, [3, 2, 1].map((version) => ({ version, published_at: new Date(Date.parse('2025-04-01T12:00:00Z') + version * 1000).toISOString(), published_by: owner.userId })))
+  t.same(
+    detail.versions,
+    [3, 2, 1].map((version) => ({
+      version,
+      published_at: new Date(Date.parse('2025-04-01T12:00:00Z') + version * 1000).toISOString(),
+      published_by: owner.userId,
+    })),
+  )
 })
 
 t.test('publish snapshots the draft graph and config; later draft edits never change it', async (t) => {
@@ -114,5 +121,8 @@ t.test('publishing a stored draft that no longer validates is refused and publis
   t.equal(res.status, 422)
   t.match(res.body.detail[0], { type: 'graph.no_exit', loc: ['draft', 'definition', 'nodes', 0] })
   t.same(expectStatus(await send('GET', `${W}/${id}`), 200, 'get').versions, [])
-  t.notOk(events.some((e) => e.type === 'workflow.published'), 'no event for a refused publish')
+  t.notOk(
+    events.some((e) => e.type === 'workflow.published'),
+    'no event for a refused publish',
+  )
 })

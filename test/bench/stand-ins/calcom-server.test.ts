@@ -31,10 +31,19 @@ t.test('books a slot and answers 201 with a booking derived from the input', asy
   t.match(res.body, {
     status: 'success',
     data: {
-      id: Number, uid: /^[\w-]{22}$/, status: 'accepted', start: '2026-12-01T09:00:00.000Z', end: '2026-12-01T09:30:00.000Z', duration: 30,
-      eventTypeId: 1001, eventType: { slug: 'intro-call' }, title: 'Intro call between Stand-in Host and Ayşe Yılmaz',
+      id: Number,
+      uid: /^[\w-]{22}$/,
+      status: 'accepted',
+      start: '2026-12-01T09:00:00.000Z',
+      end: '2026-12-01T09:30:00.000Z',
+      duration: 30,
+      eventTypeId: 1001,
+      eventType: { slug: 'intro-call' },
+      title: 'Intro call between Stand-in Host and Ayşe Yılmaz',
       attendees: [{ name: 'Ayşe Yılmaz', email: 'ayse@example.com', timeZone: 'Europe/Istanbul', language: 'tr' }],
-      guests: ['guest@example.com'], metadata: { source: 'ozan' }, bookingFieldsResponses: { notes: 'first visit', email: 'ayse@example.com' },
+      guests: ['guest@example.com'],
+      metadata: { source: 'ozan' },
+      bookingFieldsResponses: { notes: 'first visit', email: 'ayse@example.com' },
     },
   })
   const other = await book(s, valid({ start: '2026-12-01T10:00:00Z', eventTypeId: 1002, lengthInMinutes: 45 }))
@@ -94,6 +103,8 @@ t.test('injected failures: a 500 in the envelope, a delay, a hang', async (t) =>
   const started = performance.now()
   t.equal((await book(s, valid())).status, 201)
   t.ok(performance.now() - started >= 140, 'the delay was applied')
-  const hung = await fetch(`${s.url}/v2/bookings`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(200) }).catch((e: Error) => e)
+  const hung = await fetch(`${s.url}/v2/bookings`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(200) }).catch(
+    (e: Error) => e,
+  )
   t.match(hung, { name: 'TimeoutError' })
 })

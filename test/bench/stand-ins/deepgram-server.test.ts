@@ -38,7 +38,7 @@ const sendAudio = async (ws: WebSocket, buf: Buffer) => {
   }
 }
 
-t.test('refuses a wrong key at the upgrade with 401 and Deepgram\'s error body', async (t) => {
+t.test("refuses a wrong key at the upgrade with 401 and Deepgram's error body", async (t) => {
   const s = await standIn(t)
   const ws = new WebSocket(s.url + QUERY, { headers: { authorization: 'Token nope' } })
   const res = await new Promise<{ status: number; body: string }>((resolve) => {
@@ -72,7 +72,9 @@ t.test('finds the utterance by energy: interims, a final after endpointing silen
   t.equal((await c.closed).code, 1000)
   const types = c.messages.map((m) => m.type)
   t.same(types.slice(-3), ['Results', 'UtteranceEnd', 'Metadata'])
-  const interims = c.messages.filter((m) => m.type === 'Results' && !m.is_final).map((m) => (m.channel as { alternatives: Array<{ transcript: string }> }).alternatives[0]!.transcript)
+  const interims = c.messages
+    .filter((m) => m.type === 'Results' && !m.is_final)
+    .map((m) => (m.channel as { alternatives: Array<{ transcript: string }> }).alternatives[0]!.transcript)
   t.same(interims, ['Turn', 'Turn the', 'Turn the lights', 'Turn the lights off'], 'one more word every 250 ms of speech, never the whole text')
   const final = c.messages.find((m) => m.is_final)!
   t.match(final, { is_final: true, speech_final: true, start: 0, channel_index: [0, 1], metadata: { model_info: { arch: 'nova-3' } } })
@@ -84,7 +86,9 @@ t.test('finds the utterance by energy: interims, a final after endpointing silen
 })
 
 const transcripts = (ms: Array<Record<string, unknown>>, final: boolean) =>
-  ms.filter((m) => m.type === 'Results' && m.is_final === final).map((m) => (m.channel as { alternatives: Array<{ transcript: string }> }).alternatives[0]!.transcript)
+  ms
+    .filter((m) => m.type === 'Results' && m.is_final === final)
+    .map((m) => (m.channel as { alternatives: Array<{ transcript: string }> }).alternatives[0]!.transcript)
 
 t.test('with speechMs, interims hold the words whose audio has arrived, and may hold them all before the final', async (t) => {
   const s = await standIn(t)
@@ -93,7 +97,11 @@ t.test('with speechMs, interims hold the words whose audio has arrived, and may 
   const c = await connect(s.url + QUERY)
   await sendAudio(c.ws, Buffer.concat([audio(1000, true), audio(400, false)]))
   await new Promise((r) => setTimeout(r, 50))
-  t.same(transcripts(c.messages, false), ['Turn', 'Turn the', 'Turn the lights off', 'Turn the lights off please', 'Turn the lights off please'], 'every 250 ms of audio, changed or not, until the endpoint at 1300')
+  t.same(
+    transcripts(c.messages, false),
+    ['Turn', 'Turn the', 'Turn the lights off', 'Turn the lights off please', 'Turn the lights off please'],
+    'every 250 ms of audio, changed or not, until the endpoint at 1300',
+  )
   t.same(transcripts(c.messages, true), ['Turn the lights off please'])
   const u = s.sessions[0]!.utterances[0]!
   t.ok(u.completeAt < u.finalSentAt, 'complete in an interim before the final')
@@ -136,7 +144,10 @@ t.test('a Finalize in a pause inside a timed utterance finalizes the words heard
   await sendAudio(c.ws, Buffer.concat([audio(250, true), audio(400, false)]))
   await new Promise((r) => setTimeout(r, 50))
   t.same(transcripts(c.messages, true), ['Turn the lights off', 'please'], 'two segments, every word once')
-  t.match(s.sessions[0]!.utterances, [{ text: 'Turn the lights off', endedBy: 'finalize' }, { text: 'please', endedBy: 'endpointing' }])
+  t.match(s.sessions[0]!.utterances, [
+    { text: 'Turn the lights off', endedBy: 'finalize' },
+    { text: 'please', endedBy: 'endpointing' },
+  ])
   c.ws.close()
 })
 

@@ -7,7 +7,11 @@ t.test('creates contacts from the input and answers HubSpot errors with their ca
   const s = await startHubspotStandIn({ accessToken: TOKEN })
   t.teardown(() => s.close())
   const post = async (body: unknown, token = TOKEN) => {
-    const res = await fetch(`${s.url}/crm/v3/objects/contacts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await fetch(`${s.url}/crm/v3/objects/contacts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     return { status: res.status, body: (await res.json()) as Record<string, any> } // eslint-disable-line @typescript-eslint/no-explicit-any
   }
   const made = await post({ properties: { email: 'A@Example.com', firstname: 'Ada' } })

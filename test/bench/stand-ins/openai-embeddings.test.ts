@@ -15,7 +15,11 @@ const sdk = (s: OpenAiStandIn, o: { key?: string; timeout?: number } = {}) =>
   new OpenAI({ apiKey: o.key ?? KEY, baseURL: s.url, maxRetries: 0, timeout: o.timeout ?? 5000, organization: null, project: null, logLevel: 'off' })
 
 function post(s: OpenAiStandIn, body: unknown): Promise<Response> {
-  return fetch(`${s.url}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) })
+  return fetch(`${s.url}/embeddings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    body: JSON.stringify(body),
+  })
 }
 
 const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((sum, x, i) => sum + x * b[i]!, 0)
@@ -27,7 +31,13 @@ t.test('the SDK gets one unit vector per input, in order, through its default ba
   t.equal(s.requests[0]!.body.encoding_format, 'base64', 'the SDK asks for base64 unless told otherwise')
   t.equal(s.requests[0]!.path, '/v1/embeddings')
   t.match(res, { object: 'list', model: MODEL, usage: { prompt_tokens: Number, total_tokens: Number } })
-  t.same(res.data.map((d) => [d.object, d.index]), [['embedding', 0], ['embedding', 1]])
+  t.same(
+    res.data.map((d) => [d.object, d.index]),
+    [
+      ['embedding', 0],
+      ['embedding', 1],
+    ],
+  )
   for (const d of res.data) {
     t.equal(d.embedding.length, 1536, 'the model’s native size')
     t.ok(Math.abs(norm(d.embedding) - 1) < 1e-5, 'unit length')
@@ -78,7 +88,9 @@ t.test('refuses what OpenAI refuses, with its error body', async (t) => {
     t.equal(res.status, status, JSON.stringify(body))
     t.match(await res.json(), { error: { type: 'invalid_request_error', param, message: String } })
   }
-  const refused = await sdk(s, { key: 'sk-wrong-key-abcdef-9876' }).embeddings.create({ model: MODEL, input: 'x' }).catch((e: unknown) => e)
+  const refused = await sdk(s, { key: 'sk-wrong-key-abcdef-9876' })
+    .embeddings.create({ model: MODEL, input: 'x' })
+    .catch((e: unknown) => e)
   t.equal((refused as APIError).status, 401)
   t.match(s.requests.at(-1), { path: '/v1/embeddings', authorized: false, status: 401 }, 'a refused key is logged too')
 })
@@ -86,18 +98,32 @@ t.test('refuses what OpenAI refuses, with its error body', async (t) => {
 t.test('injected failures and pacing apply to embeddings', async (t) => {
   const s = await standIn(t)
   s.fail({ kind: 'status', status: 503, retryAfterMs: 20 })
-  const err = await sdk(s).embeddings.create({ model: MODEL, input: 'x' }).catch((e: unknown) => e)
+  const err = await sdk(s)
+    .embeddings.create({ model: MODEL, input: 'x' })
+    .catch((e: unknown) => e)
   t.ok(err instanceof APIError && err.status === 503 && err.headers?.get('retry-after-ms') === '20', 'status with Retry-After')
   t.equal(s.requests.at(-1)!.injected.failure, 'status 503')
 
   s.fail({ kind: 'hang' })
-  t.ok((await sdk(s, { timeout: 200 }).embeddings.create({ model: MODEL, input: 'x' }).catch((e: unknown) => e)) instanceof APIConnectionTimeoutError, 'hang → timeout')
+  t.ok(
+    (await sdk(s, { timeout: 200 })
+      .embeddings.create({ model: MODEL, input: 'x' })
+      .catch((e: unknown) => e)) instanceof APIConnectionTimeoutError,
+    'hang → timeout',
+  )
   // The SDK's timeout ends with the response head; a stalled body is the caller's to abort.
   s.fail({ kind: 'stall', afterChunks: 0 })
-  const stalled = await sdk(s).embeddings.create({ model: MODEL, input: 'x' }, { signal: AbortSignal.timeout(200) }).catch((e: unknown) => e)
+  const stalled = await sdk(s)
+    .embeddings.create({ model: MODEL, input: 'x' }, { signal: AbortSignal.timeout(200) })
+    .catch((e: unknown) => e)
   t.ok(stalled instanceof Error && s.requests.at(-1)!.status === 200, 'stall → headers, then no body until the caller gives up')
   s.fail({ kind: 'reset', afterChunks: 0 })
-  t.ok((await sdk(s).embeddings.create({ model: MODEL, input: 'x' }).catch((e: unknown) => e)) instanceof APIConnectionError, 'reset → connection error')
+  t.ok(
+    (await sdk(s)
+      .embeddings.create({ model: MODEL, input: 'x' })
+      .catch((e: unknown) => e)) instanceof APIConnectionError,
+    'reset → connection error',
+  )
   t.equal(s.requests.at(-1)!.outcome, 'reset')
 
   s.pace({ firstTokenLatencyMs: 150 })

@@ -11,7 +11,10 @@ async function standIn(t: Test, opts: { firstTokenLatencyMs?: number; tokensPerS
 
 function post(s: OpenAiStandIn, body: unknown, key = KEY, signal?: AbortSignal): Promise<Response> {
   return fetch(`${s.url}/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body), ...(signal ? { signal } : {}),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
   })
 }
 
@@ -25,7 +28,13 @@ async function events(t: Test, res: Response): Promise<string[]> {
   return blocks.map((b) => b.slice('data: '.length))
 }
 
-const user = (content: string) => ({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content }] })
+const user = (content: string) => ({
+  model: 'gpt-4o-mini',
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content },
+  ],
+})
 
 t.test('streams chat.completion.chunk events, the usage chunk when asked, then [DONE]', async (t) => {
   const s = await standIn(t)
@@ -41,10 +50,16 @@ t.test('streams chat.completion.chunk events, the usage chunk when asked, then [
   t.match(last.usage, { prompt_tokens: Number, completion_tokens: 4 })
   t.equal(last.usage.total_tokens, last.usage.prompt_tokens + last.usage.completion_tokens)
   t.equal(chunks.at(-2).choices[0].finish_reason, 'stop')
-  t.ok(chunks.slice(0, -1).every((c) => c.usage === null), 'other chunks carry usage: null')
+  t.ok(
+    chunks.slice(0, -1).every((c) => c.usage === null),
+    'other chunks carry usage: null',
+  )
 
   const plain = (await events(t, await post(s, { ...user('again'), stream: true }))).slice(0, -1).map((d) => JSON.parse(d))
-  t.notOk(plain.some((c) => 'usage' in c), 'no usage without stream_options.include_usage')
+  t.notOk(
+    plain.some((c) => 'usage' in c),
+    'no usage without stream_options.include_usage',
+  )
 })
 
 t.test('answers without streaming as one chat.completion', async (t) => {
@@ -52,13 +67,18 @@ t.test('answers without streaming as one chat.completion', async (t) => {
   const res = await post(s, user('two different inputs'))
   t.equal(res.status, 200)
   const body = await res.json()
-  t.match(body, { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'You said: two different inputs' }, finish_reason: 'stop' }], usage: { completion_tokens: 5 } })
+  t.match(body, {
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'You said: two different inputs' }, finish_reason: 'stop' }],
+    usage: { completion_tokens: 5 },
+  })
 })
 
 t.test('replies scripted for a user text answer only that text, in order, ahead of the queue', async (t) => {
   const s = await standIn(t)
   s.script({ text: 'Queued.' }, { text: 'For the table.', forUser: 'book a table' }, { text: 'Again.', forUser: 'book a table' })
-  const answer = async (text: string) => ((await (await post(s, user(text))).json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content
+  const answer = async (text: string) =>
+    ((await (await post(s, user(text))).json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content
   t.equal(await answer('book a'), 'Queued.', 'a speculation on a prefix takes the queue, not the keyed reply')
   t.equal(await answer('book a table'), 'For the table.')
   t.equal(await answer('book a'), 'You said: book a', 'the queue is empty: echo')
@@ -79,10 +99,16 @@ t.test('streams scripted tool calls with arguments split across chunks', async (
   t.match(calls[0], { index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '' } })
   const fragments = calls.slice(1)
   t.equal(fragments.length, 4)
-  t.ok(fragments.every((f: Record<string, unknown>) => f.index === 0 && !('id' in f)), 'later fragments carry only index and arguments')
+  t.ok(
+    fragments.every((f: Record<string, unknown>) => f.index === 0 && !('id' in f)),
+    'later fragments carry only index and arguments',
+  )
   t.same(JSON.parse(fragments.map((f: { function: { arguments: string } }) => f.function.arguments).join('')), { order: '42', note: 'a longer argument' })
   t.equal(chunks.at(-1).choices[0].finish_reason, 'tool_calls')
-  t.same(chunks.slice(0, 2).map((c) => c.choices[0].delta.content), ['One ', 'moment.'])
+  t.same(
+    chunks.slice(0, 2).map((c) => c.choices[0].delta.content),
+    ['One ', 'moment.'],
+  )
 })
 
 t.test('refuses a wrong or missing key with 401 and OpenAI’s error body, masking the key', async (t) => {
@@ -96,7 +122,14 @@ t.test('refuses a wrong or missing key with 401 and OpenAI’s error body, maski
   const missing = await fetch(`${s.url}/chat/completions`, { method: 'POST', body: JSON.stringify(user('hi')) })
   t.equal(missing.status, 401)
   t.match(await missing.json(), { error: { message: /didn't provide an API key/ } })
-  t.same(s.requests.map((r) => [r.authorized, r.status]), [[false, 401], [false, 401]], 'refused requests are logged too')
+  t.same(
+    s.requests.map((r) => [r.authorized, r.status]),
+    [
+      [false, 401],
+      [false, 401],
+    ],
+    'refused requests are logged too',
+  )
 })
 
 t.test('refuses what OpenAI refuses: empty tools, an unanswered or stray tool message', async (t) => {
@@ -104,11 +137,30 @@ t.test('refuses what OpenAI refuses: empty tools, an unanswered or stray tool me
   const empty = await post(s, { ...user('x'), tools: [] })
   t.equal(empty.status, 400)
   t.match(await empty.json(), { error: { message: "[] is too short - 'tools'", param: 'tools' } })
-  const stray = await post(s, { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: '{}' }] })
+  const stray = await post(s, {
+    model: 'm',
+    messages: [
+      { role: 'user', content: 'x' },
+      { role: 'tool', tool_call_id: 'nope', content: '{}' },
+    ],
+  })
   t.match(await stray.json(), { error: { message: /must be a response to a preceeding message with 'tool_calls'/ } })
-  const unanswered = await post(s, { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }] })
+  const unanswered = await post(s, {
+    model: 'm',
+    messages: [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    ],
+  })
   t.match(await unanswered.json(), { error: { message: /did not have response messages: c1/ } })
-  const answered = await post(s, { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }] })
+  const answered = await post(s, {
+    model: 'm',
+    messages: [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+    ],
+  })
   t.equal(answered.status, 200)
 })
 
@@ -121,7 +173,10 @@ t.test('injects one failure per request: 429 with Retry-After, then a normal ans
   t.equal(limited.headers.get('retry-after-ms'), '1500')
   t.match(await limited.json(), { error: { code: 'rate_limit_exceeded' } })
   t.equal((await post(s, user('x'))).status, 200, 'the failure was used once')
-  t.same(s.requests.map((r) => r.injected.failure), ['status 429', null])
+  t.same(
+    s.requests.map((r) => r.injected.failure),
+    ['status 429', null],
+  )
 })
 
 t.test('a reset cuts the connection; a hang ends when the client gives up; both are logged', async (t) => {

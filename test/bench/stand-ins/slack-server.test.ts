@@ -27,8 +27,20 @@ t.test('posts a message by channel name or id and answers with the channel id, t
   const byId = await post(s, { channel: 'C0ALERTS002', text: 'second', thread_ts: byName.body.ts })
   t.match(byId.body, { ok: true, channel: 'C0ALERTS002', message: { text: 'second', thread_ts: byName.body.ts } })
   t.not(byId.body.ts, byName.body.ts, 'each message gets its own ts')
-  t.same(s.messages.map((m) => [m.channel, m.text]), [['C0GENERAL01', 'Order 42 shipped'], ['C0ALERTS002', 'second']])
-  t.match(s.requests[0], { method: 'POST', path: '/api/chat.postMessage', headers: { authorization: `Bearer ${TOKEN}` }, body: { channel: '#general' }, status: 200 })
+  t.same(
+    s.messages.map((m) => [m.channel, m.text]),
+    [
+      ['C0GENERAL01', 'Order 42 shipped'],
+      ['C0ALERTS002', 'second'],
+    ],
+  )
+  t.match(s.requests[0], {
+    method: 'POST',
+    path: '/api/chat.postMessage',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: { channel: '#general' },
+    status: 200,
+  })
 })
 
 t.test('a form-encoded body with the token as a field works too; JSON without charset is warned about', async (t) => {
@@ -69,7 +81,12 @@ t.test('injected failures: 429 ratelimited with Retry-After, a 5xx, a hang', asy
   t.equal(limited.headers.get('retry-after'), '3')
   t.same(limited.body, { ok: false, error: 'ratelimited' })
   t.equal((await post(s, { channel: 'general', text: 'x' })).status, 503)
-  const hung = await fetch(`${s.url}/chat.postMessage`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(200) }).catch((e: Error) => e)
+  const hung = await fetch(`${s.url}/chat.postMessage`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: '{}',
+    signal: AbortSignal.timeout(200),
+  }).catch((e: Error) => e)
   t.match(hung, { name: 'TimeoutError' })
   t.match((await post(s, { channel: 'general', text: 'after' })).body, { ok: true }, 'failures are used up one per request')
 })

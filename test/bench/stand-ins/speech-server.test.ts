@@ -8,14 +8,22 @@ async function standIn(t: Test, o: SpeechStandInOptions = {}): Promise<SpeechSta
 }
 
 const openai = (s: SpeechStandIn, body: unknown, key: string = DEFAULT_SPEECH_KEYS.openai) =>
-  fetch(`${s.openaiUrl}/audio/speech`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) })
+  fetch(`${s.openaiUrl}/audio/speech`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  })
 const deepgram = (s: SpeechStandIn, query: string, body: unknown, key: string = DEFAULT_SPEECH_KEYS.deepgram) =>
-  fetch(`${s.origin}/v1/speak?${query}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Token ${key}` }, body: JSON.stringify(body) })
+  fetch(`${s.origin}/v1/speak?${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Token ${key}` },
+    body: JSON.stringify(body),
+  })
 
 t.test('OpenAI pcm is 24 kHz PCM16 whose length follows the text; wav adds a streaming header', async (t) => {
   const s = await standIn(t)
   const pcm = Buffer.from(await (await openai(s, { model: 'tts-1', voice: 'alloy', input: 'hello world', response_format: 'pcm' })).arrayBuffer())
-  t.equal(pcm.length, (toneMs('hello world') * 24) * 2)
+  t.equal(pcm.length, toneMs('hello world') * 24 * 2)
   const res = await openai(s, { model: 'tts-1', voice: 'alloy', input: 'hello world', response_format: 'wav' })
   const wav = Buffer.from(await res.arrayBuffer())
   t.equal(res.headers.get('content-type'), 'audio/wav')
@@ -33,7 +41,10 @@ t.test('OpenAI refusals use its error envelope', async (t) => {
   t.equal(mp3.status, 400, 'the default mp3 is not produced')
   t.match(await mp3.json(), { error: { param: 'response_format', type: 'invalid_request_error' } })
   t.equal((await openai(s, { model: 'tts-1', input: 'x', response_format: 'pcm' })).status, 400, 'voice is required')
-  t.same(s.requests.map((r) => r.status), [401, 400, 400])
+  t.same(
+    s.requests.map((r) => r.status),
+    [401, 400, 400],
+  )
 })
 
 t.test('Deepgram linear16: container none is raw, errors carry err_code/err_msg', async (t) => {

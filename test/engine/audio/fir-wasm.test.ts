@@ -22,7 +22,14 @@ function signal(n: number, seed: number): Int16Array {
   })
 }
 
-for (const [from, to] of <Array<[number, number]>>[[24000, 16000], [48000, 16000], [22050, 16000], [44100, 16000], [8000, 16000], [16000, 24000]]) {
+for (const [from, to] of <Array<[number, number]>>[
+  [24000, 16000],
+  [48000, 16000],
+  [22050, 16000],
+  [44100, 16000],
+  [8000, 16000],
+  [16000, 24000],
+]) {
   t.test(`${from}→${to}: SIMD and scalar agree within one LSB, in chunks too`, async (t) => {
     const input = signal(from, from % 97)
     const simd = resample(input, from, to)

@@ -41,7 +41,7 @@ t.test('rms is on a 0..1 scale', async (t) => {
   t.ok(Math.abs(rms(sine) - Math.SQRT1_2) < 1e-3)
 })
 
-t.test('pcmView shares the samples\' memory; pcmTransient views aligned bytes and copies the rest', async (t) => {
+t.test("pcmView shares the samples' memory; pcmTransient views aligned bytes and copies the rest", async (t) => {
   const pcm = Int16Array.from([1, -2, 300, -32768])
   const view = pcmView(pcm)
   t.same([...view], [...pcmToBytes(pcm)], 'the same bytes as a copy would hold')

@@ -59,7 +59,11 @@ t.test('the total output after flush is input × ratio, within one sample', asyn
 })
 
 t.test('a 440 Hz sine keeps its frequency and level', async (t) => {
-  for (const [from, to] of [[22050, 16000], [48000, 16000], [8000, 16000]] as const) {
+  for (const [from, to] of [
+    [22050, 16000],
+    [48000, 16000],
+    [8000, 16000],
+  ] as const) {
     const out = middle(resample(sine(440, from, 1), from, to))
     const seconds = out.length / to
     t.ok(Math.abs(zeroCrossings(out) / (2 * seconds) - 440) < 2, `${from}→${to}: ${zeroCrossings(out) / (2 * seconds)} Hz by zero crossings`)
@@ -94,7 +98,11 @@ t.test('the resampler is ready for a new stream after flush', async (t) => {
 })
 
 t.test('pass band: within 0.1 dB up to 6 kHz when producing 16 kHz', async (t) => {
-  for (const [from, to] of [[22050, 16000], [48000, 16000], [44100, 16000]] as const) {
+  for (const [from, to] of [
+    [22050, 16000],
+    [48000, 16000],
+    [44100, 16000],
+  ] as const) {
     for (const hz of [100, 1000, 3000, 6000]) {
       const level = db(amplitudeAt(middle(resample(sine(hz, from, 0.5), from, to)), hz, to) / 16000)
       t.ok(Math.abs(level) < 0.1, `${from}→${to}: ${hz} Hz at ${level.toFixed(3)} dB`)
@@ -147,8 +155,15 @@ t.test('full-scale input clips instead of wrapping; no NaN', async (t) => {
   t.equal(min, -32768)
   t.notOk(out.some((v) => Number.isNaN(v)))
   // Wrapping would flip the sign of an overshoot; the half-scale conversion shows the true sign.
-  const half = resample(Int16Array.from(square, (v) => v >> 1), 22050, 16000)
-  t.ok(out.every((v, i) => Math.abs(half[i]!) < 1000 || Math.sign(v) === Math.sign(half[i]!)), 'no sign flips')
+  const half = resample(
+    Int16Array.from(square, (v) => v >> 1),
+    22050,
+    16000,
+  )
+  t.ok(
+    out.every((v, i) => Math.abs(half[i]!) < 1000 || Math.sign(v) === Math.sign(half[i]!)),
+    'no sign flips',
+  )
 })
 
 t.test('equal rates are the identity', async (t) => {

@@ -7,7 +7,7 @@ t.test('samples come out in order and unchanged, whatever the write and read siz
   const q = new SampleQueue(new BlockPool())
   const sizes = [1, 319, 320, BLOCK_SAMPLES - 1, BLOCK_SAMPLES, BLOCK_SAMPLES + 1, 3 * BLOCK_SAMPLES + 17, 5]
   let written = 0
-  for (const n of sizes) (q.write(ramp(n, written)), (written += n))
+  for (const n of sizes) q.write(ramp(n, written)), (written += n)
   t.equal(q.length, written)
   const out = new Int16Array(written)
   let at = 0
@@ -49,7 +49,7 @@ t.test('blocks are reused: a long stream through a short queue allocates a bound
   let expect = 0
   // 60 s of 16 kHz audio, written 1,200 samples at a time and played 320 at a time, ≤ 1 s queued.
   while (next < 960_000) {
-    if (q.length < 16_000) (q.write(ramp(1200, next)), (next += 1200))
+    if (q.length < 16_000) q.write(ramp(1200, next)), (next += 1200)
     const n = q.read(out, 0, 320)
     for (let i = 0; i < n; i++) if (out[i] !== (expect + i) % 30_000) return t.fail(`sample ${expect + i} out of order`)
     expect += n

@@ -10,7 +10,10 @@ t.test('arrays from a slab are zeroed, aligned, disjoint and share buffers', asy
   t.equal(c.byteOffset % 8, 0)
   a.fill(7)
   b.fill(1.5)
-  t.ok(c.every((x) => x === 0), 'writing one array leaves the others alone')
+  t.ok(
+    c.every((x) => x === 0),
+    'writing one array leaves the others alone',
+  )
   t.equal(b[0], 1.5)
   t.equal(a.buffer, b.buffer, 'one backing buffer for many small arrays')
 })
@@ -20,7 +23,10 @@ t.test('a full slab starts a new one; large arrays get their own buffer', async 
   let next = slabInt16(4000)
   for (let i = 0; i < 40 && next.buffer === first.buffer; i++) next = slabInt16(4000)
   t.not(next.buffer, first.buffer, 'a new slab once the old one is full')
-  t.ok(next.every((x) => x === 0), 'a fresh slab is zeroed')
+  t.ok(
+    next.every((x) => x === 0),
+    'a fresh slab is zeroed',
+  )
   const big = slabFloat32(100_000)
   t.equal(big.length, 100_000)
   t.equal(big.byteOffset, 0)

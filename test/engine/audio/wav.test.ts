@@ -57,13 +57,19 @@ t.test('unknown chunks are skipped, odd-sized ones with their pad byte', async (
 })
 
 t.test('a data chunk before the fmt chunk is refused', async (t) => {
-  t.equal(codeOf(() => parseWav(riff(chunk('data', data(1)), chunk('fmt ', fmt())))), 'missing_chunk')
+  t.equal(
+    codeOf(() => parseWav(riff(chunk('data', data(1)), chunk('fmt ', fmt())))),
+    'missing_chunk',
+  )
 })
 
 t.test('WAVE_FORMAT_EXTENSIBLE with the PCM subformat is read', async (t) => {
   const wav = riff(chunk('fmt ', extensible(1)), chunk('data', data(1, 2, 3, 4)))
   t.same(parseWav(wav), { sampleRate: 48000, channels: 2, samples: Int16Array.from([1, 2, 3, 4]) })
-  t.equal(codeOf(() => parseWav(riff(chunk('fmt ', extensible(3)), chunk('data', data(1, 2))))), 'unsupported_format')
+  t.equal(
+    codeOf(() => parseWav(riff(chunk('fmt ', extensible(3)), chunk('data', data(1, 2))))),
+    'unsupported_format',
+  )
 })
 
 t.test('a streamed data size (0, 0xFFFFFFFF, espeak-ng 0x7FFFF000) means the rest of the file', async (t) => {
@@ -79,14 +85,38 @@ t.test('a stream cut mid-sample keeps its whole samples', async (t) => {
 })
 
 t.test('anything else is a WavError with a code', async (t) => {
-  t.equal(codeOf(() => parseWav(Buffer.from('not a wav file at all'))), 'not_riff')
-  t.equal(codeOf(() => parseWav(Buffer.alloc(4))), 'not_riff')
-  t.equal(codeOf(() => parseWav(riff(chunk('fmt ', fmt({ bits: 8 })), chunk('data', data(1))))), 'unsupported_format')
-  t.equal(codeOf(() => parseWav(riff(chunk('fmt ', fmt({ tag: 3, bits: 32 })), chunk('data', data(1))))), 'unsupported_format')
-  t.equal(codeOf(() => parseWav(riff(chunk('fmt ', fmt().subarray(0, 14))))), 'truncated')
-  t.equal(codeOf(() => parseWav(riff(chunk('fmt ', fmt()), chunk('data', data(1, 2), 100)))), 'truncated')
-  t.equal(codeOf(() => parseWav(riff(chunk('fmt ', fmt())))), 'missing_chunk')
-  t.equal(codeOf(() => parseWav(riff())), 'truncated')
+  t.equal(
+    codeOf(() => parseWav(Buffer.from('not a wav file at all'))),
+    'not_riff',
+  )
+  t.equal(
+    codeOf(() => parseWav(Buffer.alloc(4))),
+    'not_riff',
+  )
+  t.equal(
+    codeOf(() => parseWav(riff(chunk('fmt ', fmt({ bits: 8 })), chunk('data', data(1))))),
+    'unsupported_format',
+  )
+  t.equal(
+    codeOf(() => parseWav(riff(chunk('fmt ', fmt({ tag: 3, bits: 32 })), chunk('data', data(1))))),
+    'unsupported_format',
+  )
+  t.equal(
+    codeOf(() => parseWav(riff(chunk('fmt ', fmt().subarray(0, 14))))),
+    'truncated',
+  )
+  t.equal(
+    codeOf(() => parseWav(riff(chunk('fmt ', fmt()), chunk('data', data(1, 2), 100)))),
+    'truncated',
+  )
+  t.equal(
+    codeOf(() => parseWav(riff(chunk('fmt ', fmt())))),
+    'missing_chunk',
+  )
+  t.equal(
+    codeOf(() => parseWav(riff())),
+    'truncated',
+  )
   const err = (() => {
     try {
       parseWav(Buffer.alloc(0))

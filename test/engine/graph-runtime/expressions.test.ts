@@ -29,22 +29,37 @@ t.test('method and log are refused, wherever they appear', async (t) => {
   t.notOk(OPERATORS.has('method'))
   t.notOk(OPERATORS.has('log'))
   t.same(checkExpression({ method: [{ var: 'name' }, 'toString'] }).problems, [{ path: ['method'], msg: 'Unknown or forbidden operator "method"' }])
-  t.same(checkExpression({ '!': { or: [false, { log: 'x' }] } }).problems.map((p) => p.path), [['!', 'or', 1, 'log']])
+  t.same(
+    checkExpression({ '!': { or: [false, { log: 'x' }] } }).problems.map((p) => p.path),
+    [['!', 'or', 1, 'log']],
+  )
 })
 
 t.test('an unknown operator is refused like a forbidden one', async (t) => {
-  t.same(checkExpression({ eval: 'process.exit()' }).problems.map((p) => p.path), [['eval']])
+  t.same(
+    checkExpression({ eval: 'process.exit()' }).problems.map((p) => p.path),
+    [['eval']],
+  )
 })
 
 t.test('an operation must have exactly one operator key', async (t) => {
   t.match(checkExpression({}).problems, [{ path: [], msg: /exactly one operator/ }])
   t.match(checkExpression({ '==': [1, 1], var: 'x' }).problems, [{ path: [], msg: /exactly one operator/ }])
-  t.same(checkExpression({ if: [{}, 'a', 'b'] }).problems.map((p) => p.path), [['if', 0]])
+  t.same(
+    checkExpression({ if: [{}, 'a', 'b'] }).problems.map((p) => p.path),
+    [['if', 0]],
+  )
 })
 
 t.test('a forbidden operator hidden in a var name or an iterator body is still found', async (t) => {
-  t.same(checkExpression({ var: { method: ['a', 'b'] } }).problems.map((p) => p.path), [['var', 'method']])
-  t.same(checkExpression({ map: [{ var: 'items' }, { log: { var: 'x' } }] }).problems.map((p) => p.path), [['map', 1, 'log']])
+  t.same(
+    checkExpression({ var: { method: ['a', 'b'] } }).problems.map((p) => p.path),
+    [['var', 'method']],
+  )
+  t.same(
+    checkExpression({ map: [{ var: 'items' }, { log: { var: 'x' } }] }).problems.map((p) => p.path),
+    [['map', 1, 'log']],
+  )
 })
 
 t.test('vars inside an iterator body read the current item', async (t) => {

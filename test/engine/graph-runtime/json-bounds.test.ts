@@ -34,8 +34,25 @@ t.test('a value 1,000,000 levels deep is measured and copied without overflowing
 
 t.test('size is the UTF-8 length of JSON.stringify, escapes and multi-byte text included', async (t) => {
   const samples: unknown[] = [
-    null, true, false, 0, -1.5e-7, 12345678901234567000, '', 'plain', 'quote " back \\ slash', 'ctrl \u0001\n\t', 'Ayşe ğüı', '😀', '\ud800 lone',
-    [], {}, [1, 'two', null], { a: 1, 'b "c"': [true, {}], ş: 'ü' }, { nested: { list: [1, 2, [3, [4]]] } }, { skip: undefined, keep: 1 },
+    null,
+    true,
+    false,
+    0,
+    -1.5e-7,
+    12345678901234567000,
+    '',
+    'plain',
+    'quote " back \\ slash',
+    'ctrl \u0001\n\t',
+    'Ayşe ğüı',
+    '😀',
+    '\ud800 lone',
+    [],
+    {},
+    [1, 'two', null],
+    { a: 1, 'b "c"': [true, {}], ş: 'ü' },
+    { nested: { list: [1, 2, [3, [4]]] } },
+    { skip: undefined, keep: 1 },
   ]
   for (const v of samples) {
     const bytes = Buffer.byteLength(JSON.stringify(v))
@@ -70,7 +87,9 @@ t.test('boundedJson reports the excess as a custom issue carrying its type and c
   t.ok(schema.safeParse({ a: [1] }).success)
   const deep = schema.safeParse({ a: [[1]] })
   t.notOk(deep.success)
-  t.match(deep.error?.issues, [{ code: 'custom', path: [], message: 'JSON may nest at most 2 levels of objects and arrays', params: { type: 'json_too_deep', ctx: { max_depth: 2 } } }])
+  t.match(deep.error?.issues, [
+    { code: 'custom', path: [], message: 'JSON may nest at most 2 levels of objects and arrays', params: { type: 'json_too_deep', ctx: { max_depth: 2 } } },
+  ])
   const large = schema.safeParse('x'.repeat(30))
   t.match(large.error?.issues, [{ params: { type: 'json_too_large', ctx: { max_bytes: 20 } } }])
 })

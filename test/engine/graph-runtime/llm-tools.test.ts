@@ -9,12 +9,27 @@ import { ScriptedLlm, text } from '../../../engine/graph-runtime/testing/scripte
 const graph: z.input<typeof Definition> = {
   nodes: [
     { id: 'start', type: 'start' },
-    { id: 'chat', type: 'conversation', data: { prompt: 'Help.', tools: [{ integration: 'mail', action: 'send' }, { integration: 'fax', action: 'send' }] } },
+    {
+      id: 'chat',
+      type: 'conversation',
+      data: {
+        prompt: 'Help.',
+        tools: [
+          { integration: 'mail', action: 'send' },
+          { integration: 'fax', action: 'send' },
+        ],
+      },
+    },
   ],
   edges: [{ id: 'e1', source: 'start', target: 'chat' }],
 }
 
-const SEND_SCHEMA = { type: 'object', properties: { to: { type: 'string', format: 'email' }, body: { type: 'string', maxLength: 500 } }, required: ['to', 'body'], additionalProperties: false }
+const SEND_SCHEMA = {
+  type: 'object',
+  properties: { to: { type: 'string', format: 'email' }, body: { type: 'string', maxLength: 500 } },
+  required: ['to', 'body'],
+  additionalProperties: false,
+}
 const OPEN = { type: 'object', additionalProperties: true }
 
 async function offered(tools: ToolRunner | undefined) {
@@ -29,7 +44,7 @@ async function offered(tools: ToolRunner | undefined) {
 
 const run: ToolRunner['run'] = async () => ({ ok: true, output: null })
 
-t.test("a described action is offered with its own description and exact input schema", async (t) => {
+t.test('a described action is offered with its own description and exact input schema', async (t) => {
   const asked: unknown[] = []
   const tools = await offered({
     run,
@@ -37,7 +52,10 @@ t.test("a described action is offered with its own description and exact input s
   })
   t.same(tools.mail__send, { description: 'Send an email.', parameters: SEND_SCHEMA })
   t.same(tools.fax__send, { description: 'Run the send action of fax', parameters: OPEN }, 'an action the runner does not know keeps the open schema')
-  t.same(asked, [{ integration: 'mail', action: 'send' }, { integration: 'fax', action: 'send' }])
+  t.same(asked, [
+    { integration: 'mail', action: 'send' },
+    { integration: 'fax', action: 'send' },
+  ])
 })
 
 t.test('a runner without describe, or no runner at all, offers open schemas as before', async (t) => {

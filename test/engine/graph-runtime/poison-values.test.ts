@@ -1,6 +1,16 @@
 import t from 'tap'
 import type { z } from 'zod'
-import { AgentConfig, Definition, GraphRuntime, initialState, validateDefinition, type LlmChunk, type RuntimeEvent, type RuntimeIO, type RuntimeState } from '../../../engine/graph-runtime/index.js'
+import {
+  AgentConfig,
+  Definition,
+  GraphRuntime,
+  initialState,
+  validateDefinition,
+  type LlmChunk,
+  type RuntimeEvent,
+  type RuntimeIO,
+  type RuntimeState,
+} from '../../../engine/graph-runtime/index.js'
 import { ScriptedLlm, text } from '../../../engine/graph-runtime/testing/scripted-llm.js'
 
 // Issue #18: the runtime cannot fail on anything validation accepted, nor on what an action or a
@@ -44,7 +54,10 @@ t.test("an action's result nested 100,000 levels deep is the action failing; sta
   const deep = JSON.parse(nestedJson(100_000))
   const rt = runtime(toolGraph, { tools: { run: async () => ({ ok: true, output: { data: deep } }) } })
   const opening = await events(rt.start(signal()))
-  t.match(opening.find((e) => e.kind === 'tool_result'), { ok: false, error: /nests deeper than 32 levels/ })
+  t.match(
+    opening.find((e) => e.kind === 'tool_result'),
+    { ok: false, error: /nests deeper than 32 levels/ },
+  )
   t.match(opening.at(-1), { kind: 'end', disposition: 'failed' })
   t.doesNotThrow(() => JSON.stringify({ state: rt.state, opening }))
   t.equal(rt.state.variables.result, undefined)
@@ -56,7 +69,10 @@ t.test("an action's result of 32 levels is used, and a runner returning no outco
   t.equal(JSON.stringify(fine.state.variables.result), nestedJson(31))
   const broken = runtime(toolGraph, { tools: { run: async () => undefined as never } })
   const opening = await events(broken.start(signal()))
-  t.match(opening.find((e) => e.kind === 'tool_result'), { ok: false, error: 'The action runner returned no outcome' })
+  t.match(
+    opening.find((e) => e.kind === 'tool_result'),
+    { ok: false, error: 'The action runner returned no outcome' },
+  )
   t.same(errors(opening), [])
 })
 
@@ -64,10 +80,17 @@ const chatGraph: z.input<typeof Definition> = {
   variables: [{ name: 'details', type: 'object' }],
   nodes: [
     { id: 'start', type: 'start' },
-    { id: 'chat', type: 'conversation', data: { prompt: 'Help.', tools: [{ integration: 'shop', action: 'lookup' }], extract: [{ variable: 'details', description: 'Order details' }] } },
+    {
+      id: 'chat',
+      type: 'conversation',
+      data: { prompt: 'Help.', tools: [{ integration: 'shop', action: 'lookup' }], extract: [{ variable: 'details', description: 'Order details' }] },
+    },
     { id: 'bye', type: 'end' },
   ],
-  edges: [{ id: 'e1', source: 'start', target: 'chat' }, { id: 'e2', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller is done' } }],
+  edges: [
+    { id: 'e1', source: 'start', target: 'chat' },
+    { id: 'e2', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller is done' } },
+  ],
 }
 const rawCall = (name: string, args: string, id = `call_${name}`): LlmChunk => ({ kind: 'tool_call', id, name, arguments: args })
 
@@ -92,8 +115,15 @@ t.test('a template whose sections multiply past the render budget ends the sessi
   const section = '{{#items}}'.repeat(4) + 'x' + '{{/items}}'.repeat(4)
   const rt = runtime({
     variables: [{ name: 'items', type: 'object', default: Array.from({ length: 100 }, (_, i) => i) }],
-    nodes: [{ id: 'start', type: 'start' }, { id: 'say', type: 'say', data: { text: section } }, { id: 'bye', type: 'end' }],
-    edges: [{ id: 'e1', source: 'start', target: 'say' }, { id: 'e2', source: 'say', target: 'bye' }],
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'say', type: 'say', data: { text: section } },
+      { id: 'bye', type: 'end' },
+    ],
+    edges: [
+      { id: 'e1', source: 'start', target: 'say' },
+      { id: 'e2', source: 'say', target: 'bye' },
+    ],
   })
   const started = performance.now()
   const opening = await events(rt.start(signal()))
@@ -111,7 +141,10 @@ t.test('names inside a section resolve to own values only: Object.prototype is n
       { id: 'say', type: 'say', data: { text: '{{#order}}[{{__defineGetter__}}{{constructor}}{{toString}}{{items.length}}]{{/order}}' } },
       { id: 'bye', type: 'end' },
     ],
-    edges: [{ id: 'e1', source: 'start', target: 'say' }, { id: 'e2', source: 'say', target: 'bye' }],
+    edges: [
+      { id: 'e1', source: 'start', target: 'say' },
+      { id: 'e2', source: 'say', target: 'bye' },
+    ],
   })
   const opening = await events(rt.start(signal()))
   t.same(errors(opening), [])
@@ -120,7 +153,14 @@ t.test('names inside a section resolve to own values only: Object.prototype is n
 
 t.test('variables named after Object.prototype members are refused by validation', async (t) => {
   for (const name of ['__proto__', 'constructor', 'toString', '__defineGetter__', 'hasOwnProperty']) {
-    const def = Definition.parse({ variables: [{ name, type: 'string' }], nodes: [{ id: 'start', type: 'start' }, { id: 'bye', type: 'end' }], edges: [{ id: 'e', source: 'start', target: 'bye' }] })
+    const def = Definition.parse({
+      variables: [{ name, type: 'string' }],
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'bye', type: 'end' },
+      ],
+      edges: [{ id: 'e', source: 'start', target: 'bye' }],
+    })
     t.match(validateDefinition(def), [{ loc: ['variables', 0, 'name'], type: 'graph.reserved_variable' }], name)
   }
 })
@@ -128,8 +168,15 @@ t.test('variables named after Object.prototype members are refused by validation
 t.test("the runtime's own failure ends the session with runtime_error instead of throwing", async (t) => {
   const def: z.input<typeof Definition> = {
     variables: [{ name: 'n', type: 'number' }],
-    nodes: [{ id: 'start', type: 'start' }, { id: 'ask', type: 'collect', data: { variable: 'n', value_type: 'number', prompt: 'How many?' } }, { id: 'bye', type: 'end' }],
-    edges: [{ id: 'e1', source: 'start', target: 'ask' }, { id: 'e2', source: 'ask', target: 'bye' }],
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'ask', type: 'collect', data: { variable: 'n', value_type: 'number', prompt: 'How many?' } },
+      { id: 'bye', type: 'end' },
+    ],
+    edges: [
+      { id: 'e1', source: 'start', target: 'ask' },
+      { id: 'e2', source: 'ask', target: 'bye' },
+    ],
   }
   const parsed = Definition.parse(def)
   // Stored states that lost a part: the failure is the runtime's (storing the answer, or noting
@@ -139,7 +186,14 @@ t.test("the runtime's own failure ends the session with runtime_error instead of
     const state = { ...initialState(parsed), started: true, nodeId: 'ask', ...part }
     const rt = runtime(def, {}, state)
     const turn = await events(rt.turn('three', signal()))
-    t.match(turn.slice(-2), [{ kind: 'error', code: 'runtime_error', retryable: false }, { kind: 'end', disposition: 'error' }], Object.keys(part).join())
+    t.match(
+      turn.slice(-2),
+      [
+        { kind: 'error', code: 'runtime_error', retryable: false },
+        { kind: 'end', disposition: 'error' },
+      ],
+      Object.keys(part).join(),
+    )
     t.notMatch(JSON.stringify(turn), /TypeError|Cannot|at /, 'no stack or internal message in the events')
     t.equal(rt.state.ended, true)
   }
@@ -148,14 +202,34 @@ t.test("the runtime's own failure ends the session with runtime_error instead of
 t.test("a provider's error still reaches the caller as thrown (the API maps it to 502/503)", async (t) => {
   const upstream = Object.assign(new Error('provider down'), { code: 'upstream_unavailable', status: 503 })
   // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
-  const llm = { async *stream(): AsyncIterable<LlmChunk> { throw upstream } }
+  const llm = {
+    async *stream(): AsyncIterable<LlmChunk> {
+      throw upstream
+    },
+  }
   const rt = runtime(chatGraph, { llm })
   await events(rt.start(signal()))
   await t.rejects(events(rt.turn('hello', signal())), upstream)
   t.equal(rt.state.ended, false)
   const knowledgeDown = runtime(
-    { nodes: [{ id: 'start', type: 'start' }, { id: 'kb', type: 'knowledge', data: {} }, { id: 'bye', type: 'end' }], edges: [{ id: 'e1', source: 'start', target: 'kb' }, { id: 'e2', source: 'kb', target: 'bye' }] },
-    { knowledge: { search: async () => { throw 'a string thrown' } } }, // eslint-disable-line @typescript-eslint/only-throw-error
+    {
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'kb', type: 'knowledge', data: {} },
+        { id: 'bye', type: 'end' },
+      ],
+      edges: [
+        { id: 'e1', source: 'start', target: 'kb' },
+        { id: 'e2', source: 'kb', target: 'bye' },
+      ],
+    },
+    {
+      knowledge: {
+        search: async () => {
+          throw 'a string thrown'
+        },
+      },
+    }, // eslint-disable-line @typescript-eslint/only-throw-error
   )
   await t.rejects(events(knowledgeDown.start(signal())), { message: 'a string thrown' })
 })

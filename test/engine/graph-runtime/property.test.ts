@@ -44,7 +44,10 @@ t.test(`random valid definitions run without a throw or an error of the runtime'
     accepted++
     const def = parsed.data
     const seedVariables = Object.fromEntries(def.variables.filter(() => c.chance(0.3)).map((v) => [v.name, randomJson(c, 3)]))
-    const runtime = new GraphRuntime(def, config, randomIo(c, c.chance(0.8)), initialState(def, seedVariables), { channel: 'chat', caller_number: '+905551112233' })
+    const runtime = new GraphRuntime(def, config, randomIo(c, c.chance(0.8)), initialState(def, seedVariables), {
+      channel: 'chat',
+      caller_number: '+905551112233',
+    })
     const seen: RuntimeEvent[] = []
     try {
       await drain(runtime.start(AbortSignal.timeout(5000)), seen)

@@ -1,6 +1,17 @@
 // Random agent graphs and random outside answers for the property test (not a test file: tap
 // includes only *.test.ts). Everything is drawn from one seeded PRNG, so a seed replays a failure.
-import { COLLECT_TYPES, jsonExcess, LIMITS, MAX_JSON_DEPTH, SYSTEM_VARIABLES, type LlmChunk, type LlmClient, type LlmRequest, type RuntimeIO, type ToolOutcome } from '../../../engine/graph-runtime/index.js'
+import {
+  COLLECT_TYPES,
+  jsonExcess,
+  LIMITS,
+  MAX_JSON_DEPTH,
+  SYSTEM_VARIABLES,
+  type LlmChunk,
+  type LlmClient,
+  type LlmRequest,
+  type RuntimeIO,
+  type ToolOutcome,
+} from '../../../engine/graph-runtime/index.js'
 
 /** mulberry32: small, fast, and good enough to spread test cases. */
 export class Rng {
@@ -29,7 +40,28 @@ export class Rng {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 type Variable = { name: string; type: string; default?: Json }
 
-const WORDS = ['yes', 'no', 'evet', 'hayır', 'two', 'iki bin', '42', '-7.5', 'ali@example.com', '+905551112233', '2026-12-01', 'tomorrow', 'Ayşe 😀', 'ğüşiöç', '', ' ', '{{x}}', '</s>', '\u0000', 'x'.repeat(300)]
+const WORDS = [
+  'yes',
+  'no',
+  'evet',
+  'hayır',
+  'two',
+  'iki bin',
+  '42',
+  '-7.5',
+  'ali@example.com',
+  '+905551112233',
+  '2026-12-01',
+  'tomorrow',
+  'Ayşe 😀',
+  'ğüşiöç',
+  '',
+  ' ',
+  '{{x}}',
+  '</s>',
+  '\u0000',
+  'x'.repeat(300),
+]
 
 export function randomString(r: Rng): string {
   return Array.from({ length: r.int(0, 3) }, () => r.pick(WORDS)).join(' ')
@@ -42,17 +74,23 @@ export function randomJson(r: Rng, depth: number): Json {
     for (let i = 0; i < depth; i++) v = r.chance(0.5) ? { k: v } : [v]
     return v
   }
-  if (depth === 0 || r.chance(0.4)) return r.pick<() => Json>([() => null, () => r.chance(0.5), () => r.int(-1e6, 1e6) / r.pick([1, 7, 1000]), () => randomString(r)])()
+  if (depth === 0 || r.chance(0.4))
+    return r.pick<() => Json>([() => null, () => r.chance(0.5), () => r.int(-1e6, 1e6) / r.pick([1, 7, 1000]), () => randomString(r)])()
   if (r.chance(0.5)) return Array.from({ length: r.int(0, 4) }, () => randomJson(r, depth - 1))
-  return Object.fromEntries(Array.from({ length: r.int(0, 4) }, (_, i) => [r.pick(['a', 'b', 'items', 'id', `k${i}`, 'ş', '__proto__']), randomJson(r, depth - 1)]))
+  return Object.fromEntries(
+    Array.from({ length: r.int(0, 4) }, (_, i) => [r.pick(['a', 'b', 'items', 'id', `k${i}`, 'ş', '__proto__']), randomJson(r, depth - 1)]),
+  )
 }
 
 function defaultFor(r: Rng, type: string): Json | undefined {
   if (r.chance(0.3)) return undefined
   switch (type) {
-    case 'number': return r.int(-100, 100)
-    case 'boolean': return r.chance(0.5)
-    case 'date': return '2026-01-31'
+    case 'number':
+      return r.int(-100, 100)
+    case 'boolean':
+      return r.chance(0.5)
+    case 'date':
+      return '2026-01-31'
     case 'object': {
       if (r.chance(0.5)) return Array.from({ length: r.int(0, 20) }, (_, i) => (r.chance(0.8) ? i : randomJson(r, 2)))
       // Nested up to the depth limit, but a wide tree that deep can pass the size limit: the
@@ -63,7 +101,8 @@ function defaultFor(r: Rng, type: string): Json | undefined {
         if (jsonExcess(value, { maxDepth: MAX_JSON_DEPTH, maxBytes: LIMITS.defaultBytes }) === null) return value
       }
     }
-    default: return randomString(r)
+    default:
+      return randomString(r)
   }
 }
 
@@ -104,12 +143,21 @@ export function randomDefinition(r: Rng): { variables: Variable[]; nodes: Node[]
     return { name: `v${i}`, type, ...(d !== undefined && { default: d }) }
   })
   const middle = ['say', 'collect', 'condition', 'tool', 'knowledge', 'conversation', 'transfer']
-  const nodes: Node[] = [{ id: 'start', type: 'start', data: r.chance(0.7) ? { first_message: r.chance(0.7) ? { mode: 'static', text: template(r, variables) } : { mode: 'llm', prompt: template(r, variables) } } : {} }]
+  const nodes: Node[] = [
+    {
+      id: 'start',
+      type: 'start',
+      data: r.chance(0.7)
+        ? { first_message: r.chance(0.7) ? { mode: 'static', text: template(r, variables) } : { mode: 'llm', prompt: template(r, variables) } }
+        : {},
+    },
+  ]
   for (let i = r.int(0, 6); i > 0; i--) nodes.push(middleNode(r, r.pick(middle), `n${nodes.length}`, variables))
   nodes.push({ id: 'end', type: 'end', data: { message: template(r, variables), disposition: r.pick(['completed', 'booked']) } })
 
   const edges: Edge[] = []
-  const edge = (source: string, target: string, condition?: Record<string, unknown>) => edges.push({ id: `e${edges.length}`, source, target, ...(condition && { condition }) })
+  const edge = (source: string, target: string, condition?: Record<string, unknown>) =>
+    edges.push({ id: `e${edges.length}`, source, target, ...(condition && { condition }) })
   nodes.forEach((n, i) => {
     const next = nodes[i + 1]
     if (!next) return
@@ -119,11 +167,11 @@ export function randomDefinition(r: Rng): { variables: Variable[]; nodes: Node[]
     switch (n.type) {
       case 'collect':
         if (r.chance(0.5)) edge(n.id, next.id)
-        else (edge(n.id, next.id, { kind: 'outcome', outcome: 'collected' }), edge(n.id, later(), { kind: 'outcome', outcome: 'max_attempts' }))
+        else edge(n.id, next.id, { kind: 'outcome', outcome: 'collected' }), edge(n.id, later(), { kind: 'outcome', outcome: 'max_attempts' })
         break
       case 'tool':
         if (r.chance(0.5)) edge(n.id, next.id)
-        else (edge(n.id, next.id, { kind: 'outcome', outcome: 'success' }), edge(n.id, later(), { kind: 'outcome', outcome: 'failure' }))
+        else edge(n.id, next.id, { kind: 'outcome', outcome: 'success' }), edge(n.id, later(), { kind: 'outcome', outcome: 'failure' })
         break
       case 'conversation':
         edge(n.id, next.id, r.chance(0.6) ? { kind: 'intent', description: 'The caller wants to move on' } : undefined)
@@ -143,24 +191,65 @@ export function randomDefinition(r: Rng): { variables: Variable[]; nodes: Node[]
 function middleNode(r: Rng, type: string, id: string, vars: Variable[]): Node {
   const assignable = (fits: string[]) => vars.filter((v) => fits.includes(v.type))
   switch (type) {
-    case 'say': return { id, type, data: { text: template(r, vars) } }
-    case 'condition': return { id, type }
-    case 'knowledge': return { id, type, data: { query: template(r, vars), top_k: r.int(1, 5), ...(r.chance(0.5) && { answer_prompt: template(r, vars) }) } }
-    case 'transfer': return { id, type, data: { target: '+905551112233', mode: r.pick(['cold', 'warm']), message: template(r, vars) } }
+    case 'say':
+      return { id, type, data: { text: template(r, vars) } }
+    case 'condition':
+      return { id, type }
+    case 'knowledge':
+      return { id, type, data: { query: template(r, vars), top_k: r.int(1, 5), ...(r.chance(0.5) && { answer_prompt: template(r, vars) }) } }
+    case 'transfer':
+      return { id, type, data: { target: '+905551112233', mode: r.pick(['cold', 'warm']), message: template(r, vars) } }
     case 'tool': {
       const outputs = assignable(['string', 'number', 'boolean', 'object', 'email', 'phone', 'date'])
-      return { id, type, data: { action: { integration: 'shop', action: r.pick(['lookup', 'book']) }, input: { q: template(r, vars) }, output: Object.fromEntries(outputs.slice(0, 2).map((v) => [v.name, r.pick(['data', 'data.items', 'x.y.z'])])), ...(r.chance(0.3) && { say_while_running: template(r, vars) }) } }
+      return {
+        id,
+        type,
+        data: {
+          action: { integration: 'shop', action: r.pick(['lookup', 'book']) },
+          input: { q: template(r, vars) },
+          output: Object.fromEntries(outputs.slice(0, 2).map((v) => [v.name, r.pick(['data', 'data.items', 'x.y.z'])])),
+          ...(r.chance(0.3) && { say_while_running: template(r, vars) }),
+        },
+      }
     }
     case 'collect': {
       const value_type = r.pick(COLLECT_TYPES)
-      const fits: Record<string, string[]> = { number: ['number', 'string'], date: ['date', 'string'], yes_no: ['boolean'], choice: ['string'], email: ['email', 'string'], phone: ['phone', 'string'], text: ['string'] }
+      const fits: Record<string, string[]> = {
+        number: ['number', 'string'],
+        date: ['date', 'string'],
+        yes_no: ['boolean'],
+        choice: ['string'],
+        email: ['email', 'string'],
+        phone: ['phone', 'string'],
+        text: ['string'],
+      }
       const target = assignable(fits[value_type]!)
       if (!target.length) return { id, type: 'say', data: { text: template(r, vars) } }
-      return { id, type, data: { variable: r.pick(target).name, value_type, prompt: template(r, vars), max_attempts: r.int(1, 3), ...(value_type === 'choice' && { choices: ['tea', 'coffee', 'çay'] }), ...(value_type === 'number' && r.chance(0.5) && { min: 0, max: 100 }) } }
+      return {
+        id,
+        type,
+        data: {
+          variable: r.pick(target).name,
+          value_type,
+          prompt: template(r, vars),
+          max_attempts: r.int(1, 3),
+          ...(value_type === 'choice' && { choices: ['tea', 'coffee', 'çay'] }),
+          ...(value_type === 'number' && r.chance(0.5) && { min: 0, max: 100 }),
+        },
+      }
     }
     default: {
       const extract = vars.filter(() => r.chance(0.5)).map((v) => ({ variable: v.name, description: `The ${v.name}` }))
-      return { id, type: 'conversation', data: { prompt: template(r, vars), tools: r.chance(0.5) ? [{ integration: 'shop', action: 'lookup' }] : [], extract, knowledge_base: { enabled: r.chance(0.3), top_k: 2 } } }
+      return {
+        id,
+        type: 'conversation',
+        data: {
+          prompt: template(r, vars),
+          tools: r.chance(0.5) ? [{ integration: 'shop', action: 'lookup' }] : [],
+          extract,
+          knowledge_base: { enabled: r.chance(0.3), top_k: 2 },
+        },
+      }
     }
   }
 }
@@ -202,8 +291,14 @@ export function randomIo(r: Rng, withLlm: boolean): RuntimeIO {
     ])()
   return {
     ...(withLlm && { llm: new RandomLlm(r) }),
-    tools: { run: async () => outcome(), describe: () => (r.chance(0.5) ? { description: 'Look up', parameters: { type: 'object', properties: { q: { type: 'string' } } } } : undefined) },
-    knowledge: { search: async (_q, topK) => Array.from({ length: r.int(0, topK) }, (_, i) => ({ document_id: 'd', chunk_id: `c${i}`, text: randomString(r), score: r.next() })) },
+    tools: {
+      run: async () => outcome(),
+      describe: () => (r.chance(0.5) ? { description: 'Look up', parameters: { type: 'object', properties: { q: { type: 'string' } } } } : undefined),
+    },
+    knowledge: {
+      search: async (_q, topK) =>
+        Array.from({ length: r.int(0, topK) }, (_, i) => ({ document_id: 'd', chunk_id: `c${i}`, text: randomString(r), score: r.next() })),
+    },
     now: () => new Date(Date.UTC(2026, 0, 1 + r.int(0, 365), r.int(0, 23))),
   }
 }

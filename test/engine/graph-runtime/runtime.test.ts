@@ -20,10 +20,17 @@ const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.kind === 'say'
 const signal = () => new AbortController().signal
 
 const booking: z.input<typeof Definition> = {
-  variables: [{ name: 'guests', type: 'number' }, { name: 'name', type: 'string', default: 'friend' }],
+  variables: [
+    { name: 'guests', type: 'number' },
+    { name: 'name', type: 'string', default: 'friend' },
+  ],
   nodes: [
     { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hi {{name}}!' } } },
-    { id: 'ask', type: 'collect', data: { variable: 'guests', value_type: 'number', prompt: 'How many guests?', reprompt: 'Sorry, how many people?', max_attempts: 2 } },
+    {
+      id: 'ask',
+      type: 'collect',
+      data: { variable: 'guests', value_type: 'number', prompt: 'How many guests?', reprompt: 'Sorry, how many people?', max_attempts: 2 },
+    },
     { id: 'big', type: 'condition' },
     { id: 'large', type: 'end', data: { message: 'A table for {{guests}}: we will call you.', disposition: 'large_party' } },
     { id: 'ok', type: 'end', data: { message: 'Booked for {{guests}}.', disposition: 'booked' } },
@@ -45,9 +52,18 @@ t.test('a deterministic graph runs with no LLM: greeting, question, branch, end'
   t.equal(rt.state.nodeId, 'ask')
   const reply = await collect(rt.turn('we are ten people', signal()))
   t.same(says(reply), ['A table for 10: we will call you.'])
-  t.match(reply, [{ kind: 'variable', name: 'guests', value: 10 }, { kind: 'node', node_id: 'big' }, { kind: 'node', node_id: 'large' }, { kind: 'say' }, { kind: 'end', disposition: 'large_party' }])
+  t.match(reply, [
+    { kind: 'variable', name: 'guests', value: 10 },
+    { kind: 'node', node_id: 'big' },
+    { kind: 'node', node_id: 'large' },
+    { kind: 'say' },
+    { kind: 'end', disposition: 'large_party' },
+  ])
   t.equal(rt.state.ended, true)
-  t.same(rt.state.history.map((h) => h.role), ['assistant', 'assistant', 'user', 'assistant'])
+  t.same(
+    rt.state.history.map((h) => h.role),
+    ['assistant', 'assistant', 'user', 'assistant'],
+  )
   t.throws(() => rt.turn('hello?', signal()), { code: 'session_ended' })
 })
 
@@ -73,7 +89,11 @@ const toolGraph = (runner?: ToolRunner) =>
       variables: [{ name: 'ref', type: 'string' }],
       nodes: [
         { id: 'start', type: 'start' },
-        { id: 'book', type: 'tool', data: { action: { integration: 'calcom', action: 'create_booking' }, input: { day: '{{system.current_date}}' }, output: { ref: 'booking.uid' } } },
+        {
+          id: 'book',
+          type: 'tool',
+          data: { action: { integration: 'calcom', action: 'create_booking' }, input: { day: '{{system.current_date}}' }, output: { ref: 'booking.uid' } },
+        },
         { id: 'done', type: 'end', data: { message: 'Your reference is {{ref}}.' } },
         { id: 'sorry', type: 'end', data: { message: 'Booking failed.', disposition: 'failed' } },
       ],
@@ -92,7 +112,13 @@ t.test('a tool node passes rendered input, maps output to variables and branches
   const events = await collect(ok.start(signal()))
   t.same(seen, [{ ref: { integration: 'calcom', action: 'create_booking' }, input: { day: '2026-11-22' } }])
   t.same(says(events), ['Your reference is BK-7.'])
-  t.match(events, [{ kind: 'node' }, { kind: 'node' }, { kind: 'tool_call', integration: 'calcom' }, { kind: 'tool_result', ok: true }, { kind: 'variable', name: 'ref', value: 'BK-7' }])
+  t.match(events, [
+    { kind: 'node' },
+    { kind: 'node' },
+    { kind: 'tool_call', integration: 'calcom' },
+    { kind: 'tool_result', ok: true },
+    { kind: 'variable', name: 'ref', value: 'BK-7' },
+  ])
   const failing = toolGraph({ run: async () => ({ ok: false, error: 'calendar down' }) })
   t.same(says(await collect(failing.start(signal()))), ['Booking failed.'])
   t.same(says(await collect(toolGraph().start(signal()))), ['Booking failed.'], 'no tool runner counts as a failure')
@@ -102,7 +128,15 @@ const support: z.input<typeof Definition> = {
   variables: [{ name: 'order_id', type: 'string' }],
   nodes: [
     { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Support here.' } } },
-    { id: 'chat', type: 'conversation', data: { prompt: 'Help with orders.', tools: [{ integration: 'shop', action: 'lookup' }], extract: [{ variable: 'order_id', description: 'The order number' }] } },
+    {
+      id: 'chat',
+      type: 'conversation',
+      data: {
+        prompt: 'Help with orders.',
+        tools: [{ integration: 'shop', action: 'lookup' }],
+        extract: [{ variable: 'order_id', description: 'The order number' }],
+      },
+    },
     { id: 'bye', type: 'end', data: { message: 'Bye!', disposition: 'resolved' } },
     { id: 'human', type: 'transfer', global: { intent: 'The caller asks for a human' }, data: { target: '+905551112233', message: 'Connecting you.' } },
   ],
@@ -123,7 +157,13 @@ t.test('without an LLM a conversation node reports provider_not_configured and k
 
 t.test('an LLM turn streams text, runs tools, sets extracted variables and exits by intent', async (t) => {
   const llm = new ScriptedLlm([
-    [text('Let me '), text('check. '), call('shop__lookup', { order: '42' }), call('set_variables', { order_id: '42', other: 'x' }), { kind: 'usage', model: 'm', prompt_tokens: 10, completion_tokens: 3 }],
+    [
+      text('Let me '),
+      text('check. '),
+      call('shop__lookup', { order: '42' }),
+      call('set_variables', { order_id: '42', other: 'x' }),
+      { kind: 'usage', model: 'm', prompt_tokens: 10, completion_tokens: 3 },
+    ],
     [text('It ships tomorrow.')],
     [text('Glad to help.'), call('transition_done')],
   ])
@@ -131,11 +171,24 @@ t.test('an LLM turn streams text, runs tools, sets extracted variables and exits
   const rt = runtime(support, { llm, tools })
   await collect(rt.start(signal()))
   const first = await collect(rt.turn('where is order 42?', signal()))
-  t.same(first.filter((e) => e.kind === 'text_delta').map((e) => (e as { text: string }).text), ['Let me ', 'check. ', 'It ships tomorrow.'])
+  t.same(
+    first.filter((e) => e.kind === 'text_delta').map((e) => (e as { text: string }).text),
+    ['Let me ', 'check. ', 'It ships tomorrow.'],
+  )
   t.same(says(first), ['Let me check. It ships tomorrow.'])
   // Usage arrives with the stream; tool calls run once the model has finished that response.
-  t.match(first, [{ kind: 'text_delta' }, { kind: 'text_delta' }, { kind: 'usage', prompt_tokens: 10 }, { kind: 'tool_call', call_id: 'call_shop__lookup', input: { order: '42' } }, { kind: 'tool_result', ok: true }, { kind: 'variable', name: 'order_id', value: '42' }])
-  t.notOk(first.some((e) => e.kind === 'variable' && e.name === 'other'), 'only declared extract variables are set')
+  t.match(first, [
+    { kind: 'text_delta' },
+    { kind: 'text_delta' },
+    { kind: 'usage', prompt_tokens: 10 },
+    { kind: 'tool_call', call_id: 'call_shop__lookup', input: { order: '42' } },
+    { kind: 'tool_result', ok: true },
+    { kind: 'variable', name: 'order_id', value: '42' },
+  ])
+  t.notOk(
+    first.some((e) => e.kind === 'variable' && e.name === 'other'),
+    'only declared extract variables are set',
+  )
   t.match(llm.requests[0]!.tools.map((x) => x.name).sort(), ['goto_human', 'set_variables', 'shop__lookup', 'transition_done'])
   t.match(llm.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_set_variables' })
   t.match(llm.requests[0]!.messages[0]!.content, /Help with orders\./)
@@ -150,7 +203,13 @@ t.test('a global node is reachable from any conversation by its intent', async (
   await collect(rt.start(signal()))
   const events = await collect(rt.turn('let me talk to a person', signal()))
   t.same(says(events), ['Connecting you.'])
-  t.match(events.filter((e) => e.kind === 'transfer' || e.kind === 'end'), [{ kind: 'transfer', target: '+905551112233', mode: 'cold' }, { kind: 'end', disposition: 'transferred' }])
+  t.match(
+    events.filter((e) => e.kind === 'transfer' || e.kind === 'end'),
+    [
+      { kind: 'transfer', target: '+905551112233', mode: 'cold' },
+      { kind: 'end', disposition: 'transferred' },
+    ],
+  )
 })
 
 t.test('aborting mid-stream throws and leaves the state where the turn began', async (t) => {
@@ -179,18 +238,37 @@ t.test('aborting mid-stream throws and leaves the state where the turn began', a
 
 t.test('a graph that loops without waiting stops with graph_loop', async (t) => {
   const rt = runtime({
-    nodes: [{ id: 'start', type: 'start' }, { id: 'a', type: 'say', data: { text: 'again' } }],
-    edges: [{ id: 'e1', source: 'start', target: 'a' }, { id: 'e2', source: 'a', target: 'a' }],
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'a', type: 'say', data: { text: 'again' } },
+    ],
+    edges: [
+      { id: 'e1', source: 'start', target: 'a' },
+      { id: 'e2', source: 'a', target: 'a' },
+    ],
   })
   const events = await collect(rt.start(signal()))
-  t.match(events.filter((e) => e.kind === 'error' || e.kind === 'end'), [{ kind: 'error', code: 'graph_loop' }, { kind: 'end', disposition: 'error' }])
+  t.match(
+    events.filter((e) => e.kind === 'error' || e.kind === 'end'),
+    [
+      { kind: 'error', code: 'graph_loop' },
+      { kind: 'end', disposition: 'error' },
+    ],
+  )
 })
 
 t.test('a knowledge node speaks the best passage when no LLM is configured', async (t) => {
   const rt = runtime(
     {
-      nodes: [{ id: 'start', type: 'start' }, { id: 'kb', type: 'knowledge', data: { query: 'opening hours' } }, { id: 'end', type: 'end' }],
-      edges: [{ id: 'a', source: 'start', target: 'kb' }, { id: 'b', source: 'kb', target: 'end' }],
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'kb', type: 'knowledge', data: { query: 'opening hours' } },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { id: 'a', source: 'start', target: 'kb' },
+        { id: 'b', source: 'kb', target: 'end' },
+      ],
     },
     { knowledge: { search: async (q, k) => [{ document_id: 'd', chunk_id: 'c', text: `We open at 9 (${q}, top ${k}).`, score: 1 }] } },
   )
@@ -202,10 +280,17 @@ t.test('a number answer outside min and max counts as not understood', async (t)
     variables: [{ name: 'rating', type: 'number' }],
     nodes: [
       { id: 'start', type: 'start' },
-      { id: 'ask', type: 'collect', data: { variable: 'rating', value_type: 'number', prompt: 'From 1 to 5?', reprompt: 'Please say a number from 1 to 5.', min: 1, max: 5 } },
+      {
+        id: 'ask',
+        type: 'collect',
+        data: { variable: 'rating', value_type: 'number', prompt: 'From 1 to 5?', reprompt: 'Please say a number from 1 to 5.', min: 1, max: 5 },
+      },
       { id: 'end', type: 'end', data: { message: 'You said {{rating}}.' } },
     ],
-    edges: [{ id: 'a', source: 'start', target: 'ask' }, { id: 'b', source: 'ask', target: 'end' }],
+    edges: [
+      { id: 'a', source: 'start', target: 'ask' },
+      { id: 'b', source: 'ask', target: 'end' },
+    ],
   })
   await collect(rt.start(signal()))
   t.same(says(await collect(rt.turn('nine', signal()))), ['Please say a number from 1 to 5.'])
@@ -220,7 +305,10 @@ t.test('a collect answer that does not parse is restated by the LLM and checked 
       { id: 'ask', type: 'collect' as const, data: { variable: 'day', value_type: 'date' as const, prompt: 'Which day?', reprompt: 'Sorry, which day?' } },
       { id: 'end', type: 'end' as const, data: { message: 'Booked for {{day}}.' } },
     ],
-    edges: [{ id: 'a', source: 'start', target: 'ask' }, { id: 'b', source: 'ask', target: 'end' }],
+    edges: [
+      { id: 'a', source: 'start', target: 'ask' },
+      { id: 'b', source: 'ask', target: 'end' },
+    ],
   }
   const llm = new ScriptedLlm([[call('record_value', { value: '2026-11-24' })], [call('record_value', { value: 'someday' })]])
   const rt = runtime(graph, { llm })
@@ -243,10 +331,21 @@ t.test('replyHeard: the history keeps only the words of a cut reply the caller h
     const def = Definition.parse({ nodes: [{ id: 'start', type: 'start' }], edges: [] })
     return new GraphRuntime(def, config, { now }, { ...initialState(def), started: true, history }, { channel: 'web' })
   }
-  const said = [{ role: 'user' as const, text: 'when are you open' }, { role: 'assistant' as const, text: 'We open at nine.' }, { role: 'assistant' as const, text: 'On Saturdays  at ten.' }]
+  const said = [
+    { role: 'user' as const, text: 'when are you open' },
+    { role: 'assistant' as const, text: 'We open at nine.' },
+    { role: 'assistant' as const, text: 'On Saturdays  at ten.' },
+  ]
   let r = make(said)
   r.replyHeard('We open at nine. On Saturdays')
-  t.same(r.state.history.slice(1), [{ role: 'assistant', text: 'We open at nine.' }, { role: 'assistant', text: 'On Saturdays' }], 'a line cut inside')
+  t.same(
+    r.state.history.slice(1),
+    [
+      { role: 'assistant', text: 'We open at nine.' },
+      { role: 'assistant', text: 'On Saturdays' },
+    ],
+    'a line cut inside',
+  )
   r = make(said)
   r.replyHeard('We open')
   t.same(r.state.history.slice(1), [{ role: 'assistant', text: 'We open' }], 'later lines never heard are gone')

@@ -36,7 +36,10 @@ t.test('partials are refused', async (t) => {
 })
 
 t.test('rendering fills variables and dotted paths', async (t) => {
-  t.equal(renderTemplate('Hi {{name}}, call {{system.caller_number}}', { name: 'Ayşe', system: { caller_number: '+905551112233' } }), 'Hi Ayşe, call +905551112233')
+  t.equal(
+    renderTemplate('Hi {{name}}, call {{system.caller_number}}', { name: 'Ayşe', system: { caller_number: '+905551112233' } }),
+    'Hi Ayşe, call +905551112233',
+  )
   t.equal(renderTemplate('{{#items}}{{.}};{{/items}}', { items: ['a', 'b'] }), 'a;b;')
   t.equal(renderTemplate('[{{missing}}]', {}), '[]', 'an unset variable renders empty')
 })

@@ -40,7 +40,10 @@ t.test('an undeclared variable in a template is reported at the field', async (t
 })
 
 t.test('system values are readable without declaring them', async (t) => {
-  t.same(problemsAfter((g) => (node(g, 'bye').data!.message = 'We will call {{system.caller_number}} back')), [])
+  t.same(
+    problemsAfter((g) => (node(g, 'bye').data!.message = 'We will call {{system.caller_number}} back')),
+    [],
+  )
   t.same(expression({ '==': [{ var: 'system.channel' }, 'phone'] }), [])
 })
 
@@ -88,8 +91,16 @@ t.test('a collect whose value type the declared variable cannot hold is reported
     const problems = problemsAfter((g) => Object.assign(node(g, 'ask_age').data!, { value_type: valueType, variable }))
     t.same(problems, [{ loc: ['nodes', at('ask_age'), 'data', 'variable'], type: 'graph.variable_type' }], `${valueType} into ${variable}`)
   }
-  t.same(problemsAfter((g) => Object.assign(node(g, 'ask_age').data!, { value_type: 'yes_no', variable: 'agreed' })), [], 'yes_no into a boolean fits')
-  t.same(problemsAfter((g) => Object.assign(node(g, 'ask_age').data!, { value_type: 'number', variable: 'name' })), [], 'a number may be kept as a string')
+  t.same(
+    problemsAfter((g) => Object.assign(node(g, 'ask_age').data!, { value_type: 'yes_no', variable: 'agreed' })),
+    [],
+    'yes_no into a boolean fits',
+  )
+  t.same(
+    problemsAfter((g) => Object.assign(node(g, 'ask_age').data!, { value_type: 'number', variable: 'name' })),
+    [],
+    'a number may be kept as a string',
+  )
 })
 
 t.test('choices belong to choice questions and choice questions need them', async (t) => {
@@ -102,12 +113,26 @@ t.test('choices belong to choice questions and choice questions need them', asyn
     problemsAfter((g) => (node(g, 'ask_age').data!.choices = ['young', 'old'])),
     [{ loc: choicesAt, type: 'graph.choices' }],
   )
-  t.same(problemsAfter((g) => Object.assign(node(g, 'ask_age').data!, { value_type: 'choice', variable: 'name', choices: ['red', 'blue'] })), [])
+  t.same(
+    problemsAfter((g) => Object.assign(node(g, 'ask_age').data!, { value_type: 'choice', variable: 'name', choices: ['red', 'blue'] })),
+    [],
+  )
 })
 
 t.test('an extract into an undeclared variable is reported at its entry', async (t) => {
   const problems = problemsAfter((g) => {
-    g.nodes.push({ id: 'chat', type: 'conversation', global: { intent: 'Small talk' }, data: { prompt: 'Chat with {{name}}', extract: [{ variable: 'name', description: 'their name' }, { variable: 'mood', description: 'how they feel' }] } })
+    g.nodes.push({
+      id: 'chat',
+      type: 'conversation',
+      global: { intent: 'Small talk' },
+      data: {
+        prompt: 'Chat with {{name}}',
+        extract: [
+          { variable: 'name', description: 'their name' },
+          { variable: 'mood', description: 'how they feel' },
+        ],
+      },
+    })
     g.edges.push({ id: 'e_chat', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'done chatting' } })
   })
   t.same(problems, [{ loc: ['nodes', 6, 'data', 'extract', 1, 'variable'], type: 'graph.undeclared_variable' }])
@@ -163,7 +188,11 @@ t.test('a misspelt system name, a mistyped default and number bounds are reporte
   const { Definition, validateDefinition } = await import('../../../engine/graph-runtime/index.js')
   const problems = validateDefinition(
     Definition.parse({
-      variables: [{ name: 'n', type: 'number', default: 'abc' }, { name: 'd', type: 'date', default: '25.12.2026' }, { name: 'ok', type: 'boolean', default: false }],
+      variables: [
+        { name: 'n', type: 'number', default: 'abc' },
+        { name: 'd', type: 'date', default: '25.12.2026' },
+        { name: 'ok', type: 'boolean', default: false },
+      ],
       nodes: [
         { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'From {{system.caler_number}}' } } },
         { id: 'ask', type: 'collect', data: { variable: 'n', value_type: 'number', prompt: 'Rate 1-5', min: 5, max: 1 } },

@@ -152,10 +152,14 @@ t.test('a global node and what follows it count as reachable from anywhere', asy
   g.edges.push({ id: 'e_faq', source: 'faq', target: 'after_faq' }, { id: 'e_after_faq', source: 'after_faq', target: 'bye' })
   t.same(problemsOf(g), [])
   delete node(g, 'faq').global
-  t.same(problemsOf(g), [
-    { loc: ['nodes', 6], type: 'graph.unreachable' },
-    { loc: ['nodes', 7], type: 'graph.unreachable' },
-  ], 'without the intent both are islands')
+  t.same(
+    problemsOf(g),
+    [
+      { loc: ['nodes', 6], type: 'graph.unreachable' },
+      { loc: ['nodes', 7], type: 'graph.unreachable' },
+    ],
+    'without the intent both are islands',
+  )
 })
 
 t.test('every problem carries a message naming what is wrong', async (t) => {

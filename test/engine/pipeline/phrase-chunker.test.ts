@@ -11,7 +11,11 @@ const TABLE: Array<[string, string, string[]]> = [
   ['sentence ends', 'Hello there. How are you? Great!', ['Hello there.', 'How are you?', 'Great!']],
   ['first clause early', 'Sure thing, I can book that for you, and then we are done.', ['Sure thing, I can book that for you,', 'and then we are done.']],
   ['a short first clause waits for 3 words', 'Sure, I can help you with that.', ['Sure, I can help you with that.']],
-  ['only the first phrase splits at commas', 'Yes I can help, of course. Later, we can talk, if you like.', ['Yes I can help,', 'of course.', 'Later, we can talk, if you like.']],
+  [
+    'only the first phrase splits at commas',
+    'Yes I can help, of course. Later, we can talk, if you like.',
+    ['Yes I can help,', 'of course.', 'Later, we can talk, if you like.'],
+  ],
   ['en decimals', 'The price is 3.5 dollars. Thanks.', ['The price is 3.5 dollars.', 'Thanks.']],
   ['tr decimals', 'Fiyat 3,5 lira olacak. Teşekkürler.', ['Fiyat 3,5 lira olacak.', 'Teşekkürler.']],
   ['en thousands', 'It costs 1,500 dollars in total. Okay?', ['It costs 1,500 dollars in total.', 'Okay?']],
@@ -20,22 +24,42 @@ const TABLE: Array<[string, string, string[]]> = [
   ['dates', 'Randevunuz 22.11.2026 tarihinde. Görüşmek üzere.', ['Randevunuz 22.11.2026 tarihinde.', 'Görüşmek üzere.']],
   ['date at a sentence end', 'Your visit is on 22.11.2026. See you then.', ['Your visit is on 22.11.2026.', 'See you then.']],
   ['tr ordinals', 'Ofisimiz 3. katta bulunuyor. Asansör var.', ['Ofisimiz 3. katta bulunuyor.', 'Asansör var.']],
-  ['en abbreviations', 'Dr. Smith and Mrs. Jones met Prof. Lee on St. Mark street. Done.', ['Dr. Smith and Mrs. Jones met Prof. Lee on St. Mark street.', 'Done.']],
+  [
+    'en abbreviations',
+    'Dr. Smith and Mrs. Jones met Prof. Lee on St. Mark street. Done.',
+    ['Dr. Smith and Mrs. Jones met Prof. Lee on St. Mark street.', 'Done.'],
+  ],
   ['e.g. and i.e.', 'Hi. Bring fruit, e.g. Apples, i.e. Red ones. Thanks.', ['Hi.', 'Bring fruit, e.g. Apples, i.e. Red ones.', 'Thanks.']],
   ['vs. and etc.', 'Ok. It is cats vs. Dogs, etc. Anyway, fine.', ['Ok.', 'It is cats vs. Dogs, etc. Anyway, fine.']],
-  ['tr abbreviations', 'Doç. Dr. Ayşe Yılmaz ve Av. Mehmet Bey geldi. Sn. Kaya da. Bkz. Ek A, vb. Şeyler.', ['Doç. Dr. Ayşe Yılmaz ve Av. Mehmet Bey geldi.', 'Sn. Kaya da.', 'Bkz. Ek A, vb. Şeyler.']],
+  [
+    'tr abbreviations',
+    'Doç. Dr. Ayşe Yılmaz ve Av. Mehmet Bey geldi. Sn. Kaya da. Bkz. Ek A, vb. Şeyler.',
+    ['Doç. Dr. Ayşe Yılmaz ve Av. Mehmet Bey geldi.', 'Sn. Kaya da.', 'Bkz. Ek A, vb. Şeyler.'],
+  ],
   ['initials', 'J. R. R. Tolkien wrote it. George W. Bush read it.', ['J. R. R. Tolkien wrote it.', 'George W. Bush read it.']],
   ['dotted initials', 'I live in the U.S. Army base. Yes.', ['I live in the U.S. Army base.', 'Yes.']],
   ['urls', 'Visit https://example.com/a.b?x=1. Then log in.', ['Visit https://example.com/a.b?x=1.', 'Then log in.']],
   ['emails', 'Write to jane.doe@example.com. We reply fast.', ['Write to jane.doe@example.com.', 'We reply fast.']],
-  ['ellipsis inside a sentence', 'Well... let me think. Well... I think so. Hmm… Okay then.', ['Well... let me think.', 'Well... I think so.', 'Hmm…', 'Okay then.']],
+  [
+    'ellipsis inside a sentence',
+    'Well... let me think. Well... I think so. Hmm… Okay then.',
+    ['Well... let me think.', 'Well... I think so.', 'Hmm…', 'Okay then.'],
+  ],
   ['period before a lowercase word', 'Version 2. is out. Nice.', ['Version 2. is out.', 'Nice.']],
   ['period before a digit', 'In 2020. 2021 was better. Yes.', ['In 2020. 2021 was better.', 'Yes.']],
   ['"No." is not an abbreviation', 'The answer is no. Sorry. Room No. 5 is free.', ['The answer is no.', 'Sorry.', 'Room No. 5 is free.']],
   ['?! runs and closing quotes', 'Really?! He said "no." Then (quietly.) Left.', ['Really?!', 'He said "no."', 'Then (quietly.)', 'Left.']],
-  ['markdown is stripped', '**Hello!** Here are `code` and ## things:\n- one item\n- two items\n\n## Next\n1. First\n2. Second', ['Hello!', 'Here are code and ## things:', 'one item', 'two items', 'Next', '1. First', '2. Second']],
+  [
+    'markdown is stripped',
+    '**Hello!** Here are `code` and ## things:\n- one item\n- two items\n\n## Next\n1. First\n2. Second',
+    ['Hello!', 'Here are code and ## things:', 'one item', 'two items', 'Next', '1. First', '2. Second'],
+  ],
   ['links read as their label', 'See [the docs](https://x.io/a.b). Done.', ['See the docs.', 'Done.']],
-  ['long later phrases split at commas', `Hi. Word ${'word '.repeat(30)}and more, then the rest.`, ['Hi.', `Word ${'word '.repeat(30)}and more,`, 'then the rest.']],
+  [
+    'long later phrases split at commas',
+    `Hi. Word ${'word '.repeat(30)}and more, then the rest.`,
+    ['Hi.', `Word ${'word '.repeat(30)}and more,`, 'then the rest.'],
+  ],
   ['em dash and spaced dashes', 'We can do it now — or later. Fine – good.', ['We can do it now —', 'or later.', 'Fine – good.']],
   ['unspaced dashes stay', 'The e-mail covers 2020–2021 data, so yes. Ok.', ['The e-mail covers 2020–2021 data,', 'so yes.', 'Ok.']],
   ['time with a colon clause', 'Your slots today are: 10:30, 11:00 and 14:45. Pick one.', ['Your slots today are:', '10:30, 11:00 and 14:45.', 'Pick one.']],
@@ -65,7 +89,7 @@ t.test('every split point gives the same phrases as one push', async (t) => {
 
 t.test('character-by-character and random deltas give the same phrases', async (t) => {
   let seed = 7
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
   for (const [name, text] of TABLE) {
     const whole = chunk(text)
     const c = new PhraseChunker()

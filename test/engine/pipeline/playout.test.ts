@@ -87,8 +87,15 @@ t.test('cuts chunks of any size into exact frames, padding only the last', async
   t.equal(sent.length, Math.ceil(total / FRAME_SAMPLES))
   t.ok(sent.every((s) => s.frame.length === FRAME_SAMPLES))
   const joined = Int16Array.from(sent.flatMap((s) => [...s.frame]))
-  t.same([...joined.subarray(0, total)], Array.from({ length: total }, (_, i) => i + 1), 'samples in order, none lost')
-  t.ok(joined.subarray(total).every((v) => v === 0), 'the tail is zero-padded')
+  t.same(
+    [...joined.subarray(0, total)],
+    Array.from({ length: total }, (_, i) => i + 1),
+    'samples in order, none lost',
+  )
+  t.ok(
+    joined.subarray(total).every((v) => v === 0),
+    'the tail is zero-padded',
+  )
 })
 
 t.test('admitted audio is a copy, and by default a whole long reply is admitted at once', async (t) => {
@@ -252,7 +259,13 @@ t.test('two segments play back to back and report in order', async (t) => {
   )
   t.same(
     events.map((e) => `${e.type}${'text' in e ? ` ${e.text}` : ''}@${e.at}`),
-    ['segment_started Hello there.@0', 'segment_finished Hello there.@40', 'segment_started How are you?@60', 'segment_finished How are you?@140', 'drained@140'],
+    [
+      'segment_started Hello there.@0',
+      'segment_finished Hello there.@40',
+      'segment_started How are you?@60',
+      'segment_finished How are you?@140',
+      'drained@140',
+    ],
   )
   t.match(events.at(-1), { type: 'drained', audioEndsAt: 200 })
   t.equal(playout.heardText(), 'Hello there. How are you?')
@@ -269,7 +282,11 @@ t.test('underruns: a segment running dry mid-way counts, a gap between phrases d
   seg.end()
   clock.advance(300)
   t.equal(sent.length, 10)
-  t.same(sent.slice(5, 8).map((s) => s.at), [300, 300, 300], 'restarts with the lead, no burst beyond it')
+  t.same(
+    sent.slice(5, 8).map((s) => s.at),
+    [300, 300, 300],
+    'restarts with the lead, no burst beyond it',
+  )
   t.match(playout.metrics(), { underruns: 1, underrunMs: 200, framesSent: 10 })
 
   const next = playout.beginSegment('next phrase')
@@ -281,7 +298,7 @@ t.test('underruns: a segment running dry mid-way counts, a gap between phrases d
   t.match(playout.metrics(), { phraseGaps: 1, phraseGapMs: 700 }, 'the gap is counted as one between phrases (400 → 1100 ms)')
 })
 
-t.test('the turn\'s first phrase waiting for TTS is no gap', async (t) => {
+t.test("the turn's first phrase waiting for TTS is no gap", async (t) => {
   const { clock, playout } = setup({ leadMs: 60 })
   const seg = playout.beginSegment('first')
   clock.advance(400)
@@ -346,6 +363,10 @@ t.test('a timer later than the lead is a stall: sending restarts from now instea
   void seg.push(audio(200))
   seg.end()
   clock.advance(150) // the first timer (due at 0 + 20) fires at 120; the client ran dry at 60
-  t.same(sent.map((s) => s.at), [0, 0, 0, 120, 120, 120], 'only the lead is sent on catch-up')
+  t.same(
+    sent.map((s) => s.at),
+    [0, 0, 0, 120, 120, 120],
+    'only the lead is sent on catch-up',
+  )
   t.match(playout.metrics(), { stalls: 1, stallMs: 60, underruns: 0 })
 })

@@ -67,7 +67,10 @@ t.test('a full queue makes the producer wait until drain; order is kept', async 
   t.equal(done, true)
   conn.flushKernel()
   conn.flushKernel()
-  t.same(conn.sent.map((c) => c[0]), [1, 2, 3, 4])
+  t.same(
+    conn.sent.map((c) => c[0]),
+    [1, 2, 3, 4],
+  )
 })
 
 t.test('flush (barge-in) drops queued and waiting audio', async (t) => {
@@ -99,7 +102,10 @@ t.test('a dropped send (socket hard limit) keeps the chunk for the next drain', 
   t.equal(conn.sent.length, 0)
   t.equal(w.queuedBytes, 10)
   conn.flushKernel()
-  t.same(conn.sent.map((c) => c[0]), [7])
+  t.same(
+    conn.sent.map((c) => c[0]),
+    [7],
+  )
 })
 
 t.test('after close, writes resolve false and waiting writes are released', async (t) => {

@@ -16,7 +16,12 @@ export function tokenFixture(t: { teardown(fn: () => unknown): void }, opts: { c
   const environmentId = randomUUID()
   db.prepare('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(organizationId, 'Org', now, now)
   db.prepare('INSERT INTO projects (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, 1, ?)').run(projectId, organizationId, 'P', now)
-  db.prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', ?)").run(environmentId, organizationId, projectId, now)
+  db.prepare("INSERT INTO environments (id, organization_id, project_id, slug, created_at) VALUES (?, ?, ?, 'dev', ?)").run(
+    environmentId,
+    organizationId,
+    projectId,
+    now,
+  )
   const repos = createRepos(db)
   const key = randomBytes(32)
   const clock = new ManualClock(now)

@@ -37,9 +37,24 @@ t.test('a text message sent as binary-flagged ArrayBuffer text is decoded', asyn
 
 t.test('server events have the documented snake_case shapes', async (t) => {
   t.same(events.status('listening'), { type: 'status', status: 'listening' })
-  t.same(events.transcript({ role: 'agent', text: 'Hi', final: true, turnId: 't1' }), { type: 'transcript', role: 'agent', text: 'Hi', final: true, turn_id: 't1', interrupted: false })
+  t.same(events.transcript({ role: 'agent', text: 'Hi', final: true, turnId: 't1' }), {
+    type: 'transcript',
+    role: 'agent',
+    text: 'Hi',
+    final: true,
+    turn_id: 't1',
+    interrupted: false,
+  })
   t.same(events.metrics('t1', { sttMs: 120, voiceToVoiceMs: 800 }), {
-    type: 'metrics', turn_id: 't1', endpointing_ms: null, stt_ms: 120, llm_first_token_ms: null, tts_first_byte_ms: null, engine_ms: null, voice_to_voice_ms: 800, barge_in_stop_ms: null,
+    type: 'metrics',
+    turn_id: 't1',
+    endpointing_ms: null,
+    stt_ms: 120,
+    llm_first_token_ms: null,
+    tts_first_byte_ms: null,
+    engine_ms: null,
+    voice_to_voice_ms: 800,
+    barge_in_stop_ms: null,
   })
   t.same(events.metrics('t2', { bargeInStopMs: 3 })['barge_in_stop_ms' as never], 3)
   t.same(events.transfer('+905551112233'), { type: 'transfer', target: '+905551112233' })

@@ -92,7 +92,11 @@ for (const kind of ['uws', 'ws'] as const) {
       t.equal(s.liveCalls.count(s.binding.organizationId), 1)
       c.ws.close(1000)
       await until(() => s.liveCalls.count(s.binding.organizationId) === 0)
-      t.same(call.closes.map((x) => x.code), [1000], 'the session saw the close once')
+      t.same(
+        call.closes.map((x) => x.code),
+        [1000],
+        'the session saw the close once',
+      )
     })
 
     t.test('refused tokens: the socket opens and closes at once with the documented code and reason', async (t) => {
@@ -164,7 +168,10 @@ for (const kind of ['uws', 'ws'] as const) {
       const sends = ['not json', '[1]', '{"type":"dance"}', '{"type":"mute","muted":"yes"}', JSON.stringify({ type: 'ping', pad: 'x'.repeat(5000) })]
       for (const m of sends) c.ws.send(m)
       await until(() => c.events.filter((e) => e.type === 'error').length === sends.length)
-      t.same(c.events.filter((e) => e.type === 'error').map((e) => e.code), ['bad_message', 'bad_message', 'unknown_message', 'bad_message', 'message_too_large'])
+      t.same(
+        c.events.filter((e) => e.type === 'error').map((e) => e.code),
+        ['bad_message', 'bad_message', 'unknown_message', 'bad_message', 'message_too_large'],
+      )
       c.ws.send('{"type":"ping","id":7}')
       t.match(await c.event((e) => e.type === 'pong'), { id: 7 })
       c.ws.send('{"type":"mute","muted":true}')
@@ -173,7 +180,10 @@ for (const kind of ['uws', 'ws'] as const) {
       c.ws.send(Buffer.alloc(320))
       await until(() => call.audio.length === 1)
       t.equal(call.audio[0]!.length, 160, 'audio sent while muted was discarded')
-      t.same(call.controls, [{ type: 'mute', muted: true }, { type: 'mute', muted: false }])
+      t.same(call.controls, [
+        { type: 'mute', muted: true },
+        { type: 'mute', muted: false },
+      ])
     })
 
     t.test(`${MAX_CONSECUTIVE_ERRORS} malformed messages in a row close with 4400; a good one resets the count`, async (t) => {

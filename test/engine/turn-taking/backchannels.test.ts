@@ -2,15 +2,62 @@ import t from 'tap'
 import { isBackchannel } from '../../../engine/turn-taking/index.js'
 
 t.test('backchannels (en and tr), any case, punctuation or drawn-out spelling', async (t) => {
-  for (const text of ['uh-huh', 'Uh huh.', 'mm-hmm', 'Mhm', 'mmmm', 'yeah', 'Yep!', 'yes', 'Okay.', 'OK', 'right', 'sure',
-    'I see', 'got it', 'yeah yeah', 'okay, got it', 'evet', 'Evet.', 'hı hı', 'Hı hı', 'hıhı', 'HIHI', 'tamam', 'Tamam tamam',
-    'peki', 'anladım', 'ANLADIM', 'anladim', 'olur', 'he', 'aynen', 'doğru', 'dogru', 'tabii', 'evet evet tamam'])
+  for (const text of [
+    'uh-huh',
+    'Uh huh.',
+    'mm-hmm',
+    'Mhm',
+    'mmmm',
+    'yeah',
+    'Yep!',
+    'yes',
+    'Okay.',
+    'OK',
+    'right',
+    'sure',
+    'I see',
+    'got it',
+    'yeah yeah',
+    'okay, got it',
+    'evet',
+    'Evet.',
+    'hı hı',
+    'Hı hı',
+    'hıhı',
+    'HIHI',
+    'tamam',
+    'Tamam tamam',
+    'peki',
+    'anladım',
+    'ANLADIM',
+    'anladim',
+    'olur',
+    'he',
+    'aynen',
+    'doğru',
+    'dogru',
+    'tabii',
+    'evet evet tamam',
+  ])
     t.ok(isBackchannel(text), JSON.stringify(text))
 })
 
 t.test('anything else is not a backchannel', async (t) => {
-  for (const text of ['', '   ', 'stop', 'wait', 'yeah but wait', 'no', 'hayır', 'bir dakika', 'tamam ama', 'okay so what about Friday',
-    'evet evet evet evet evet', 'I see a problem', 'sure thing'])
+  for (const text of [
+    '',
+    '   ',
+    'stop',
+    'wait',
+    'yeah but wait',
+    'no',
+    'hayır',
+    'bir dakika',
+    'tamam ama',
+    'okay so what about Friday',
+    'evet evet evet evet evet',
+    'I see a problem',
+    'sure thing',
+  ])
     t.notOk(isBackchannel(text), JSON.stringify(text))
 })
 

@@ -2,11 +2,7 @@ import type { BargeInEvent, TurnDecision, TurnEvent } from '../../../engine/turn
 
 /** Scripted events plus a tick every 20 ms (as the pipeline ticks per frame), in time order. */
 // Method syntax is checked bivariantly, so strategies (TurnEvent) and BargeIn (BargeInEvent) both fit.
-export function drive<D>(
-  s: { handle(e: BargeInEvent): D[] },
-  script: readonly BargeInEvent[],
-  untilMs: number,
-): D[] {
+export function drive<D>(s: { handle(e: BargeInEvent): D[] }, script: readonly BargeInEvent[], untilMs: number): D[] {
   const out: D[] = []
   const events = [...script].sort((a, b) => a.at - b.at)
   let k = 0

@@ -18,7 +18,10 @@ for (const [name, make] of strategies) {
 
   t.test(`${name}: a final before speech_end preempts at speech_end`, async (t) => {
     const out = drive(make(), [...speech(0, 1000), final('book me for Friday', 900)], 3000)
-    t.match(out, [{ type: 'preempt', at: 1000 }, { type: 'end_of_turn', at: 1300 }])
+    t.match(out, [
+      { type: 'preempt', at: 1000 },
+      { type: 'end_of_turn', at: 1300 },
+    ])
   })
 
   t.test(`${name}: the user going on cancels the preempt, and the new text is preempted again`, async (t) => {
@@ -33,34 +36,53 @@ for (const [name, make] of strategies) {
 
   t.test(`${name}: speech the STT has not transcribed yet is waited for, not preempted on stale text`, async (t) => {
     const script = [...speech(0, 1000), final('yes', 1040), ...speech(1100, 1200)]
-    t.same(drive(make(), script, 3000), [
-      { type: 'preempt', text: 'yes', at: 1040 },
-      { type: 'cancel_preempt', at: 1100 },
-      { type: 'end_of_turn', at: 2700, text: 'yes', waitedMs: 1500 },
-    ], 'no words came (a cough): the turn ends on the earlier final after maxWaitForFinalMs')
+    t.same(
+      drive(make(), script, 3000),
+      [
+        { type: 'preempt', text: 'yes', at: 1040 },
+        { type: 'cancel_preempt', at: 1100 },
+        { type: 'end_of_turn', at: 2700, text: 'yes', waitedMs: 1500 },
+      ],
+      'no words came (a cough): the turn ends on the earlier final after maxWaitForFinalMs',
+    )
     const words = drive(make(), [...script, final('please', 1350)], 3000)
-    t.same(words.slice(2), [
-      { type: 'preempt', text: 'yes please', at: 1350 },
-      { type: 'end_of_turn', at: 1500, text: 'yes please', waitedMs: 300 },
-    ], 'the words came: preempt on them and end on time')
+    t.same(
+      words.slice(2),
+      [
+        { type: 'preempt', text: 'yes please', at: 1350 },
+        { type: 'end_of_turn', at: 1500, text: 'yes please', waitedMs: 300 },
+      ],
+      'the words came: preempt on them and end on time',
+    )
   })
 
   t.test(`${name}: new words without a VAD edge (a partial) cancel the preempt`, async (t) => {
     const script = [...speech(0, 1000), final('call me', 1020), partial('tomorrow', 1100)]
     const out = drive(make(), script, 4000)
-    t.same(out.slice(0, 2), [{ type: 'preempt', text: 'call me', at: 1020 }, { type: 'cancel_preempt', at: 1100 }])
-    t.same(out.slice(2), [
-      { type: 'preempt', text: 'call me tomorrow', at: 1160 },
-      { type: 'end_of_turn', at: 2500, text: 'call me tomorrow', waitedMs: 1500 },
-    ], 'speculates on the partial once the silence reaches 150 ms; STT lag: ends with it, and keeps the speculation')
+    t.same(out.slice(0, 2), [
+      { type: 'preempt', text: 'call me', at: 1020 },
+      { type: 'cancel_preempt', at: 1100 },
+    ])
+    t.same(
+      out.slice(2),
+      [
+        { type: 'preempt', text: 'call me tomorrow', at: 1160 },
+        { type: 'end_of_turn', at: 2500, text: 'call me tomorrow', waitedMs: 1500 },
+      ],
+      'speculates on the partial once the silence reaches 150 ms; STT lag: ends with it, and keeps the speculation',
+    )
   })
 
   t.test(`${name}: a partial is speculated on after 150 ms of silence, and a final with the same words keeps it`, async (t) => {
     const script = [...speech(0, 1000), partial('book me for Friday', 1060), final('book me for Friday', 1250)]
-    t.same(drive(make(), script, 3000), [
-      { type: 'preempt', text: 'book me for Friday', at: 1160 },
-      { type: 'end_of_turn', at: 1300, text: 'book me for Friday', waitedMs: 300 },
-    ], 'no cancel and no second preempt: the final confirmed the speculation')
+    t.same(
+      drive(make(), script, 3000),
+      [
+        { type: 'preempt', text: 'book me for Friday', at: 1160 },
+        { type: 'end_of_turn', at: 1300, text: 'book me for Friday', waitedMs: 300 },
+      ],
+      'no cancel and no second preempt: the final confirmed the speculation',
+    )
   })
 
   t.test(`${name}: a pause shorter than speculateAfterMs is not speculated on`, async (t) => {
@@ -82,12 +104,16 @@ for (const [name, make] of strategies) {
       { type: 'end_of_turn', at: 1300, text: 'book me for Friday', waitedMs: 300 },
     ])
     const changed = [...speech(0, 1000), partial('book me for Friday', 1040), final('Book me for Friday', 1250)]
-    t.same(drive(make(), changed, 3000), [
-      { type: 'preempt', text: 'book me for Friday', at: 1160 },
-      { type: 'cancel_preempt', at: 1250 },
-      { type: 'preempt', text: 'Book me for Friday', at: 1250 },
-      { type: 'end_of_turn', at: 1300, text: 'Book me for Friday', waitedMs: 300 },
-    ], 'any other text, even in case or punctuation only, is another turn for the model')
+    t.same(
+      drive(make(), changed, 3000),
+      [
+        { type: 'preempt', text: 'book me for Friday', at: 1160 },
+        { type: 'cancel_preempt', at: 1250 },
+        { type: 'preempt', text: 'Book me for Friday', at: 1250 },
+        { type: 'end_of_turn', at: 1300, text: 'Book me for Friday', waitedMs: 300 },
+      ],
+      'any other text, even in case or punctuation only, is another turn for the model',
+    )
   })
 
   t.test(`${name}: no speculation while speaking, and at most MAX_SPECULATIONS per turn`, async (t) => {
@@ -102,7 +128,11 @@ for (const [name, make] of strategies) {
     t.same(out.slice(0, 1), [{ type: 'cancel_preempt', at: 1180 }])
     t.same(out.filter((d) => d.type === 'preempt').length, MAX_SPECULATIONS - 1, `${MAX_SPECULATIONS} in all`)
     t.same(out.slice(-1), [{ type: 'cancel_preempt', at: 1220 }], 'past the cap a partial still cancels the stale speculation, and none follows')
-    t.same(s.handle(final('book me for Friday at noon', 1250)), [{ type: 'preempt', text: 'book me for Friday at noon', at: 1250 }], 'the final preempts as always')
+    t.same(
+      s.handle(final('book me for Friday at noon', 1250)),
+      [{ type: 'preempt', text: 'book me for Friday at noon', at: 1250 }],
+      'the final preempts as always',
+    )
     t.match(s.handle({ type: 'tick', at: 1300 }), [{ type: 'end_of_turn', text: 'book me for Friday at noon' }])
     s.handle({ type: 'speech_start', at: 2000 })
     s.handle({ type: 'speech_pause', at: 2500 })
@@ -115,7 +145,7 @@ for (const [name, make] of strategies) {
     t.same(s.handle({ type: 'speech_pause', at: 1000, edgeAt: 960 }), [])
     s.handle(partial('book me', 1010))
     t.same(s.handle({ type: 'tick', at: 1100 }), [], '140 ms after the edge')
-    t.same(s.handle({ type: 'tick', at: 1120 }), [{ type: 'preempt', text: 'book me', at: 1120 }], '160 ms after the edge, 120 after the VAD\'s')
+    t.same(s.handle({ type: 'tick', at: 1120 }), [{ type: 'preempt', text: 'book me', at: 1120 }], "160 ms after the edge, 120 after the VAD's")
     t.same(s.handle(final('book me', 1200)), [], 'the final confirms it')
     t.same(s.handle({ type: 'tick', at: 1280 }), [])
     t.same(s.handle({ type: 'tick', at: 1300 }), [{ type: 'end_of_turn', at: 1300, text: 'book me', waitedMs: 300 }])
@@ -170,7 +200,11 @@ t.test('a speech_pause starts the silence clock: preempt on the final, end of tu
   const feed = (e: Parameters<SilenceStrategy['handle']>[0]) => s.handle(e)
   t.same(feed({ type: 'speech_start', at: 0 }), [])
   t.same(feed({ type: 'speech_pause', at: 1000 }), [], 'delivered when noticed (~1 window late), dated when speech stopped')
-  t.same(feed({ type: 'transcript', text: 'book me for Friday', final: true, at: 1250 }), [{ type: 'preempt', text: 'book me for Friday', at: 1250 }], 'before the VAD confirms the end')
+  t.same(
+    feed({ type: 'transcript', text: 'book me for Friday', final: true, at: 1250 }),
+    [{ type: 'preempt', text: 'book me for Friday', at: 1250 }],
+    'before the VAD confirms the end',
+  )
   t.same(feed({ type: 'tick', at: 1280 }), [])
   t.same(feed({ type: 'tick', at: 1300 }), [{ type: 'end_of_turn', at: 1300, text: 'book me for Friday', waitedMs: 300 }])
   t.same(feed({ type: 'speech_end', at: 1000 }), [], 'the late confirmation changes nothing')
@@ -184,7 +218,11 @@ t.test('a speech_resume cancels the preempt but keeps the words heard: the turn 
   t.same(s.handle({ type: 'speech_resume', at: 1150 }), [{ type: 'cancel_preempt', at: 1150 }])
   t.same(s.handle({ type: 'tick', at: 1400 }), [], 'speaking again: no end')
   t.same(s.handle({ type: 'speech_pause', at: 1500 }), [{ type: 'preempt', text: 'book me', at: 1500 }], 'ready again: preempted again')
-  t.same(s.handle({ type: 'tick', at: 1800 }), [{ type: 'end_of_turn', at: 1800, text: 'book me', waitedMs: 300 }], 'no new words came: the earlier final ends it')
+  t.same(
+    s.handle({ type: 'tick', at: 1800 }),
+    [{ type: 'end_of_turn', at: 1800, text: 'book me', waitedMs: 300 }],
+    'no new words came: the earlier final ends it',
+  )
 })
 
 t.test('the VAD confirming an end after the turn already ended on its pause does not restart the silence clock', async (t) => {
@@ -206,8 +244,18 @@ t.test('the VAD confirming an end after the turn already ended on its pause does
 t.test('nextWakeAt names the instant a tick decides, for speculation, end of turn and STT lag', async (t) => {
   const scripts: Record<string, Parameters<SilenceStrategy['handle']>[0][]> = {
     'final, then end': [{ type: 'speech_start', at: 0 }, { type: 'speech_pause', at: 1000, edgeAt: 990 }, final('book me', 1100)],
-    'partial: speculation, then the lag end': [{ type: 'speech_start', at: 0 }, partial('bo', 900), { type: 'speech_pause', at: 1000, edgeAt: 972 }, partial('book', 1010)],
-    'speculation, then a final that confirms it': [{ type: 'speech_start', at: 0 }, { type: 'speech_end', at: 1000, edgeAt: 985 }, partial('book me', 1040), final('book me', 1230)],
+    'partial: speculation, then the lag end': [
+      { type: 'speech_start', at: 0 },
+      partial('bo', 900),
+      { type: 'speech_pause', at: 1000, edgeAt: 972 },
+      partial('book', 1010),
+    ],
+    'speculation, then a final that confirms it': [
+      { type: 'speech_start', at: 0 },
+      { type: 'speech_end', at: 1000, edgeAt: 985 },
+      partial('book me', 1040),
+      final('book me', 1230),
+    ],
   }
   for (const [name, script] of Object.entries(scripts)) {
     for (const make of [() => new SilenceStrategy(), () => new TextAdaptiveStrategy()]) {

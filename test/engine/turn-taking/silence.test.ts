@@ -58,7 +58,10 @@ t.test('empty transcripts and extra whitespace are ignored', async (t) => {
 t.test('after an end of turn the next turn starts clean; reset forgets the turn', async (t) => {
   const s = new SilenceStrategy({ preemptive: false })
   const out = drive(s, [...speech(0, 500), final('one', 450), ...speech(1000, 1500), final('two', 1450)], 3000)
-  t.same(ends(out).map((d) => d.text), ['one', 'two'])
+  t.same(
+    ends(out).map((d) => d.text),
+    ['one', 'two'],
+  )
   s.handle({ type: 'speech_end', at: 4000 })
   s.handle(final('stale', 4010))
   s.reset()

@@ -28,7 +28,10 @@ t.test('speech_end is dated where speech stopped, confirmed after silenceMs', as
 
 t.test('a pause shorter than silenceMs is bridged', async (t) => {
   const events = run([...windows(10, 0.9), ...windows(9, 0.1), ...windows(10, 0.9), ...windows(10, 0)])
-  t.same(events.map((e) => e.type), ['speech_start', 'speech_end'])
+  t.same(
+    events.map((e) => e.type),
+    ['speech_start', 'speech_end'],
+  )
   t.equal(events[1]!.at, 29 * WINDOW)
 })
 
@@ -69,7 +72,11 @@ t.test('the Windower cuts any chunking into the same stamped windows', async (t)
     const windower = new Windower(1000)
     const out = []
     for (let i = 0; i < input.length; i += size) out.push(...windower.push(input.subarray(i, i + size)))
-    t.same(out.map((w) => w.endMs), [1032, 1064, 1096], `chunks of ${size}`)
+    t.same(
+      out.map((w) => w.endMs),
+      [1032, 1064, 1096],
+      `chunks of ${size}`,
+    )
     t.same(Array.from(out[1]!.samples), Array.from(input.subarray(512, 1024)))
     t.equal(windower.buffered, 100)
   }
@@ -88,11 +95,19 @@ t.test('reportPauses: a pause is reported at the first quiet window, then a resu
   t.same(feed([0.9, 0.9, 0.9], 0), [{ type: 'speech_start', at: 0, confirmedAt: 64 }])
   t.same(feed([0.1], 96), [{ type: 'speech_pause', at: 96, confirmedAt: 128 }])
   t.same(feed([0.9], 128), [{ type: 'speech_resume', at: 128, confirmedAt: 160 }], 'back within silenceMs')
-  t.same(feed([0.1, 0.1, 0.1, 0.1], 160), [
-    { type: 'speech_pause', at: 160, confirmedAt: 192 },
-    { type: 'speech_end', at: 160, confirmedAt: 288 },
-  ], 'the end carries the pause’s instant')
+  t.same(
+    feed([0.1, 0.1, 0.1, 0.1], 160),
+    [
+      { type: 'speech_pause', at: 160, confirmedAt: 192 },
+      { type: 'speech_end', at: 160, confirmedAt: 288 },
+    ],
+    'the end carries the pause’s instant',
+  )
   const quiet = new SpeechDetector({ minSpeechMs: 64, silenceMs: 128, windowMs: 32 })
   const events = [0.9, 0.9, 0.9, 0.1, 0.9, 0.1, 0.1, 0.1, 0.1].flatMap((p, i) => quiet.process(p, (i + 1) * 32))
-  t.same(events.map((e) => e.type), ['speech_start', 'speech_end'], 'off by default')
+  t.same(
+    events.map((e) => e.type),
+    ['speech_start', 'speech_end'],
+    'off by default',
+  )
 })

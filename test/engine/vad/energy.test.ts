@@ -30,7 +30,11 @@ t.test('the energy VAD finds where English and Turkish speech starts and ends', 
   ]
   for (const [name, mixed] of cases) {
     const events = detect(new EnergyVad(), mixed)
-    t.same(events.map((e) => e.type), ['speech_start', 'speech_end', 'speech_start', 'speech_end'], `${name}: events`)
+    t.same(
+      events.map((e) => e.type),
+      ['speech_start', 'speech_end', 'speech_start', 'speech_end'],
+      `${name}: events`,
+    )
     const truth = speech.flatMap((s) => [s.startMs, s.endMs])
     events.forEach((e, i) => {
       const error = e.at - truth[i]!

@@ -38,9 +38,16 @@ const EARLY_MS = 32
 const LATE_MS = 32
 
 function assertBoundaries(t: Test, events: SpeechEvent[], speech: Segment[]): void {
-  t.same(events.map((e) => e.type), speech.flatMap(() => ['speech_start', 'speech_end']), 'one start and one end per utterance')
+  t.same(
+    events.map((e) => e.type),
+    speech.flatMap(() => ['speech_start', 'speech_end']),
+    'one start and one end per utterance',
+  )
   speech.forEach((segment, i) => {
-    for (const [event, truth] of [[events[2 * i], segment.startMs], [events[2 * i + 1], segment.endMs]] as const) {
+    for (const [event, truth] of [
+      [events[2 * i], segment.startMs],
+      [events[2 * i + 1], segment.endMs],
+    ] as const) {
       const error = (event?.at ?? NaN) - truth
       t.ok(error >= -EARLY_MS && error <= LATE_MS, `${event?.type} ${i + 1}: at ${event?.at} ms, truth ${truth} ms (${error >= 0 ? '+' : ''}${error} ms)`)
     }
@@ -180,7 +187,8 @@ t.test('windows of many streams run batched give exactly what each stream gives 
       return Math.round(9000 * Math.sin((i * (k + 1) * i) / 4e6) * (Math.floor(i / 4096) % 2) + noise)
     })
   }
-  const windows = (pcm: Int16Array) => Array.from({ length: pcm.length / VAD_WINDOW_SAMPLES }, (_, w) => pcm.subarray(w * VAD_WINDOW_SAMPLES, (w + 1) * VAD_WINDOW_SAMPLES))
+  const windows = (pcm: Int16Array) =>
+    Array.from({ length: pcm.length / VAD_WINDOW_SAMPLES }, (_, w) => pcm.subarray(w * VAD_WINDOW_SAMPLES, (w + 1) * VAD_WINDOW_SAMPLES))
   const inputs = Array.from({ length: 6 }, (_, k) => windows(signal(k)))
   const alone: number[][] = []
   for (const ws of inputs) {
@@ -194,7 +202,10 @@ t.test('windows of many streams run batched give exactly what each stream gives 
   const together = await Promise.all(streams.map((s, k) => Promise.all(inputs[k]!.map((w) => s.process(w)))))
   t.same(together, alone)
   const all = alone.flat()
-  t.ok(Math.max(...all) - Math.min(...all) > 0.01, `the signals move the model (${Math.min(...all).toFixed(3)}…${Math.max(...all).toFixed(3)}), so equal sequences mean something`)
+  t.ok(
+    Math.max(...all) - Math.min(...all) > 0.01,
+    `the signals move the model (${Math.min(...all).toFixed(3)}…${Math.max(...all).toFixed(3)}), so equal sequences mean something`,
+  )
 })
 
 t.test('under load the windows of many streams share runs; a lone stream runs each window alone, at once', async (t) => {
@@ -206,14 +217,17 @@ t.test('under load the windows of many streams share runs; a lone stream runs ea
     const streams = Array.from({ length: count }, () => model.stream())
     const waits: number[] = []
     const timers = streams.map((s, k) =>
-      setTimeout(() => {
-        const iv = setInterval(() => {
-          const at = performance.now()
-          void s.process(window).then(() => waits.push(performance.now() - at))
-        }, 32)
-        t.teardown(() => clearInterval(iv))
-        setTimeout(() => clearInterval(iv), ms)
-      }, (k * 32) / count),
+      setTimeout(
+        () => {
+          const iv = setInterval(() => {
+            const at = performance.now()
+            void s.process(window).then(() => waits.push(performance.now() - at))
+          }, 32)
+          t.teardown(() => clearInterval(iv))
+          setTimeout(() => clearInterval(iv), ms)
+        },
+        (k * 32) / count,
+      ),
     )
     t.teardown(() => timers.forEach(clearTimeout))
     await new Promise((r) => setTimeout(r, ms + 200))

@@ -77,20 +77,34 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
     const up = { ...base, upstreamStatus: status }
     if (status === 401 || status === 403) {
       // The provider's text may quote part of the key, so it is left out.
-      return new LlmError('upstream_auth', `${at} refused the API key (HTTP ${status}); check the organization's openai credential or the platform's OpenAI key`, { ...up, status: 502, retryable: false })
+      return new LlmError(
+        'upstream_auth',
+        `${at} refused the API key (HTTP ${status}); check the organization's openai credential or the platform's OpenAI key`,
+        { ...up, status: 502, retryable: false },
+      )
     }
     if (status === 429) {
       const retryAfterMs = retryAfter(err.headers)
       // Billing exhaustion is also a 429 at OpenAI, and no amount of waiting fixes it.
       const quota = err.code === 'insufficient_quota'
-      return new LlmError('upstream_rate_limited', `${at} is rate limiting requests (HTTP 429): ${detail}`, { ...up, status: 503, retryable: !quota, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })
+      return new LlmError('upstream_rate_limited', `${at} is rate limiting requests (HTTP 429): ${detail}`, {
+        ...up,
+        status: 503,
+        retryable: !quota,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      })
     }
     if (status === 408) return timeoutError(ctx, 'first', status)
     if (status >= 500) {
       const overloaded = status === 503 || status === 529
       // An overloaded server may say when to come back, as a rate limiter does.
       const retryAfterMs = retryAfter(err.headers)
-      return new LlmError('upstream_error', `${at} failed (HTTP ${status}): ${detail}`, { ...up, status: overloaded ? 503 : 502, retryable: true, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })
+      return new LlmError('upstream_error', `${at} failed (HTTP ${status}): ${detail}`, {
+        ...up,
+        status: overloaded ? 503 : 502,
+        retryable: true,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      })
     }
     return new LlmError('upstream_bad_request', `${at} refused the request (HTTP ${status}): ${detail}`, { ...up, status: 502, retryable: false })
   }

@@ -84,9 +84,17 @@ export class OpenAiLlm implements LlmClient {
     this.host = host
     this.connections = rest.connections ?? providerConnections
     this.client = new OpenAI({
-      apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
+      apiKey,
+      baseURL: rest.baseURL,
+      maxRetries: 0,
+      timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
-      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      logLevel: 'off',
+      fetchOptions: PROVIDER_FETCH_OPTIONS,
       fetch: this.connections.fetch,
     })
   }
@@ -133,7 +141,12 @@ export class OpenAiLlm implements LlmClient {
     const onAbort = () => ac.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
     const watchdog = new Watchdog(() => ac.abort())
-    const ctx = (phase: 'first' | 'idle'): ErrorContext => ({ host: this.host, apiKey: this.apiKey, attempt, timeoutMs: phase === 'first' ? this.options.timeoutMs : this.options.idleTimeoutMs })
+    const ctx = (phase: 'first' | 'idle'): ErrorContext => ({
+      host: this.host,
+      apiKey: this.apiKey,
+      attempt,
+      timeoutMs: phase === 'first' ? this.options.timeoutMs : this.options.idleTimeoutMs,
+    })
     const calls = new ToolCallAssembler()
     let produced = false
     let finished = false
@@ -143,7 +156,13 @@ export class OpenAiLlm implements LlmClient {
       const stream = await this.client.chat.completions.create(body, { signal: ac.signal })
       for await (const chunk of stream) {
         watchdog.arm('idle', this.options.idleTimeoutMs)
-        if (chunk.usage) usage = { kind: 'usage', model: chunk.model || body.model, prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens }
+        if (chunk.usage)
+          usage = {
+            kind: 'usage',
+            model: chunk.model || body.model,
+            prompt_tokens: chunk.usage.prompt_tokens,
+            completion_tokens: chunk.usage.completion_tokens,
+          }
         const choice = chunk.choices[0]
         if (!choice) continue
         // A refusal is what the model says to the caller instead of an answer, so it is spoken too.

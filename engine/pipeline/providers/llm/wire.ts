@@ -53,7 +53,8 @@ export class ToolCallAssembler {
   add(fragments: ChatCompletionChunk.Choice.Delta.ToolCall[]): void {
     for (const f of fragments) {
       // A few OpenAI-compatible servers omit `index`; a fragment with a new id then starts a call.
-      const index = typeof f.index === 'number' ? f.index : f.id && ![...this.calls.values()].some((c) => c.id === f.id) ? this.calls.size : Math.max(this.last, 0)
+      const index =
+        typeof f.index === 'number' ? f.index : f.id && ![...this.calls.values()].some((c) => c.id === f.id) ? this.calls.size : Math.max(this.last, 0)
       this.last = index
       const call = this.calls.get(index) ?? { id: '', name: '', arguments: '' }
       // Ids and names arrive whole (some servers repeat them on every fragment); arguments accumulate.

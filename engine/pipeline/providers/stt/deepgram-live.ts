@@ -123,9 +123,18 @@ class DeepgramLiveStream implements SttStream {
   private async connect(client: DeepgramClient): Promise<void> {
     const o = this.o
     const socket = await client.listen.v1.connect({
-      model: o.model, language: this.open.language, encoding: 'linear16', sample_rate: SAMPLE_RATE, channels: 1,
-      interim_results: 'true', endpointing: o.endpointingMs, smart_format: String(o.smartFormat), punctuate: String(o.punctuate),
-      reconnectAttempts: 0, shouldReconnect: () => false, connectionTimeoutInSeconds: o.connectTimeoutMs / 1000,
+      model: o.model,
+      language: this.open.language,
+      encoding: 'linear16',
+      sample_rate: SAMPLE_RATE,
+      channels: 1,
+      interim_results: 'true',
+      endpointing: o.endpointingMs,
+      smart_format: String(o.smartFormat),
+      punctuate: String(o.punctuate),
+      reconnectAttempts: 0,
+      shouldReconnect: () => false,
+      connectionTimeoutInSeconds: o.connectTimeoutMs / 1000,
       abortSignal: this.open.signal,
       agent: this.connections.webSocketAgent(new URL(o.baseUrl).protocol, (err) => (this.refused = err)),
     })
@@ -176,7 +185,10 @@ class DeepgramLiveStream implements SttStream {
       // CloseStream asks Deepgram to flush its last finals and Metadata, then it closes with 1000.
       this.state = 'closing'
       this.send(() => this.socket!.sendCloseStream({ type: 'CloseStream' }))
-      this.closeTimer = setTimeout(() => this.end(new SttError('stt_timeout', `Deepgram at ${this.host} did not finish the stream in time`, { retryable: true })), this.o.finalTimeoutMs)
+      this.closeTimer = setTimeout(
+        () => this.end(new SttError('stt_timeout', `Deepgram at ${this.host} did not finish the stream in time`, { retryable: true })),
+        this.o.finalTimeoutMs,
+      )
     }
     return this.done
   }
@@ -189,9 +201,12 @@ class DeepgramLiveStream implements SttStream {
     this.pendingSamples = 0
     for (const f of frames) this.push(f)
     if (this.finalizeWanted) this.send(() => this.socket!.sendFinalize({ type: 'Finalize' }))
-    this.keepAlive = setInterval(() => {
-      if (this.state === 'open' && Date.now() - this.lastSentAt >= this.o.keepAliveMs) this.send(() => this.socket!.sendKeepAlive({ type: 'KeepAlive' }))
-    }, Math.max(50, this.o.keepAliveMs / 4))
+    this.keepAlive = setInterval(
+      () => {
+        if (this.state === 'open' && Date.now() - this.lastSentAt >= this.o.keepAliveMs) this.send(() => this.socket!.sendKeepAlive({ type: 'KeepAlive' }))
+      },
+      Math.max(50, this.o.keepAliveMs / 4),
+    )
   }
 
   private onMessage(m: unknown): void {
@@ -204,14 +219,21 @@ class DeepgramLiveStream implements SttStream {
   private onClose(code: number, reason: string, error: string | null): void {
     if (this.state === 'ended') return
     if (this.refused) return this.end(refusedError(this.refused, this.host))
-    if (error !== null) return this.end(this.state === 'connecting' ? connectError(error, this.host, this.apiKey) : closeError(1006, error, this.host, this.apiKey))
+    if (error !== null)
+      return this.end(this.state === 'connecting' ? connectError(error, this.host, this.apiKey) : closeError(1006, error, this.host, this.apiKey))
     if (this.state === 'closing' && code === 1000) return this.end(null)
     this.end(closeError(code, reason, this.host, this.apiKey))
   }
 
   private armFinalTimer(): void {
     clearTimeout(this.finalTimer)
-    this.finalTimer = setTimeout(() => this.end(new SttError('stt_timeout', `Deepgram at ${this.host} sent no final within ${this.o.finalTimeoutMs} ms of the end of speech`, { retryable: true })), this.o.finalTimeoutMs)
+    this.finalTimer = setTimeout(
+      () =>
+        this.end(
+          new SttError('stt_timeout', `Deepgram at ${this.host} sent no final within ${this.o.finalTimeoutMs} ms of the end of speech`, { retryable: true }),
+        ),
+      this.o.finalTimeoutMs,
+    )
   }
 
   private send(write: () => void): void {

@@ -52,7 +52,10 @@ export function connectError(message: string, host: string, apiKey: string): Stt
   if (status) {
     const s = Number(status)
     if (s === 401 || s === 403) {
-      return new SttError('stt_auth', `${at(host)} refused the API key (HTTP ${s}); check the organization's deepgram credential`, { retryable: false, upstreamStatus: s })
+      return new SttError('stt_auth', `${at(host)} refused the API key (HTTP ${s}); check the organization's deepgram credential`, {
+        retryable: false,
+        upstreamStatus: s,
+      })
     }
     if (s === 429 || s >= 500) return new SttError('stt_unavailable', `${at(host)} is unavailable (HTTP ${s})`, { retryable: true, upstreamStatus: s })
     // 400: a query parameter it does not accept (model, language …); retrying the same will not help.

@@ -63,9 +63,17 @@ export class OpenAiTranscribeStt implements SttProvider {
     this.host = host
     this.connections = rest.connections ?? providerConnections
     this.client = new OpenAI({
-      apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
+      apiKey,
+      baseURL: rest.baseURL,
+      maxRetries: 0,
+      timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
-      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      logLevel: 'off',
+      fetchOptions: PROVIDER_FETCH_OPTIONS,
       fetch: this.connections.fetch,
     })
   }
@@ -86,7 +94,10 @@ export class OpenAiTranscribeStt implements SttProvider {
     try {
       // OpenAI takes ISO-639-1 (`en`), not a full BCP-47 tag (`en-US`).
       const lang = language.split('-')[0]!.toLowerCase()
-      const res = await this.client.audio.transcriptions.create({ file, model: this.options.model, ...(lang ? { language: lang } : {}), response_format: 'json' }, { signal })
+      const res = await this.client.audio.transcriptions.create(
+        { file, model: this.options.model, ...(lang ? { language: lang } : {}), response_format: 'json' },
+        { signal },
+      )
       return (res.text ?? '').trim()
     } catch (err) {
       throw toSttError(err, this.host, this.apiKey, this.options.timeoutMs)
@@ -205,9 +216,14 @@ export function toSttError(err: unknown, host: string, apiKey: string, timeoutMs
     const s = err.status
     const body = err.error as { message?: unknown } | undefined
     const detail = scrubSecret(typeof body?.message === 'string' ? body.message : '', apiKey).slice(0, 300)
-    if (s === 401 || s === 403) return new SttError('stt_auth', `${at} refused the API key (HTTP ${s}); check the organization's openai credential`, { retryable: false, upstreamStatus: s })
+    if (s === 401 || s === 403)
+      return new SttError('stt_auth', `${at} refused the API key (HTTP ${s}); check the organization's openai credential`, {
+        retryable: false,
+        upstreamStatus: s,
+      })
     if (s === 408) return new SttError('stt_timeout', `${at} timed out (HTTP 408)`, { retryable: true, upstreamStatus: s })
-    if (s === 429 || s >= 500) return new SttError('stt_unavailable', `${at} is unavailable (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: true, upstreamStatus: s })
+    if (s === 429 || s >= 500)
+      return new SttError('stt_unavailable', `${at} is unavailable (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: true, upstreamStatus: s })
     return new SttError('stt_failed', `${at} refused the audio (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: false, upstreamStatus: s })
   }
   return new SttError('stt_failed', `${at} broke off the answer`, { retryable: true })

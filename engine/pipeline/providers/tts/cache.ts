@@ -114,7 +114,11 @@ export class TtsCache {
     const flight = new Flight()
     this.flights.set(key, flight)
     const run = async () => {
-      const opts = { ...(o.voice !== undefined ? { voice: o.voice } : {}), ...(o.language !== undefined ? { language: o.language } : {}), signal: flight.ac.signal }
+      const opts = {
+        ...(o.voice !== undefined ? { voice: o.voice } : {}),
+        ...(o.language !== undefined ? { language: o.language } : {}),
+        signal: flight.ac.signal,
+      }
       for await (const chunk of provider.synthesize(text, opts)) {
         flight.chunks.push(chunk)
         flight.notify()
@@ -122,19 +126,21 @@ export class TtsCache {
       // A provider may end quietly on abort; a clip cut short that way is not complete either.
       flight.ac.signal.throwIfAborted()
     }
-    run().then(
-      () => {
-        flight.state = 'done'
-        this.store(key, flight.chunks)
-      },
-      (err: unknown) => {
-        flight.state = 'failed'
-        flight.error = err
-      },
-    ).finally(() => {
-      if (this.flights.get(key) === flight) this.flights.delete(key)
-      flight.notify()
-    })
+    run()
+      .then(
+        () => {
+          flight.state = 'done'
+          this.store(key, flight.chunks)
+        },
+        (err: unknown) => {
+          flight.state = 'failed'
+          flight.error = err
+        },
+      )
+      .finally(() => {
+        if (this.flights.get(key) === flight) this.flights.delete(key)
+        flight.notify()
+      })
     return flight
   }
 

@@ -55,7 +55,9 @@ export class DeepgramAuraTts implements TtsProvider {
     this.apiKey = apiKey
     this.connections = rest.connections ?? providerConnections
     this.client = new DefaultDeepgramClient({
-      apiKey, baseUrl: rest.baseUrl, maxRetries: 0,
+      apiKey,
+      baseUrl: rest.baseUrl,
+      maxRetries: 0,
       // The SDK's timeout stops at the response headers; the first-byte watchdog is ours.
       timeoutInSeconds: Math.ceil(rest.timeoutMs / 1000),
       logging: { silent: true },
@@ -78,7 +80,13 @@ export class DeepgramAuraTts implements TtsProvider {
       )
       return res.stream()
     }
-    yield* streamHttpAudio(open, pcmDecoder(SAMPLE_RATE), { signal: o.signal, timeoutMs: opts.timeoutMs, idleTimeoutMs: opts.idleTimeoutMs, who: this.who, toError: (err) => this.toError(err) })
+    yield* streamHttpAudio(open, pcmDecoder(SAMPLE_RATE), {
+      signal: o.signal,
+      timeoutMs: opts.timeoutMs,
+      idleTimeoutMs: opts.idleTimeoutMs,
+      who: this.who,
+      toError: (err) => this.toError(err),
+    })
   }
 
   private toError(err: unknown): TtsError {

@@ -60,9 +60,17 @@ export class OpenAiSpeechTts implements TtsProvider {
     this.apiKey = apiKey
     this.connections = rest.connections ?? providerConnections
     this.client = new OpenAI({
-      apiKey, baseURL: rest.baseURL, maxRetries: 0, timeout: Math.ceil(rest.timeoutMs),
+      apiKey,
+      baseURL: rest.baseURL,
+      maxRetries: 0,
+      timeout: Math.ceil(rest.timeoutMs),
       // Nothing from the process environment: the caller decides every setting.
-      organization: null, project: null, adminAPIKey: null, webhookSecret: null, logLevel: 'off', fetchOptions: PROVIDER_FETCH_OPTIONS,
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      logLevel: 'off',
+      fetchOptions: PROVIDER_FETCH_OPTIONS,
       fetch: this.connections.fetch,
     })
   }
@@ -83,14 +91,21 @@ export class OpenAiSpeechTts implements TtsProvider {
       )
       return res.body
     }
-    yield* streamHttpAudio(open, decoder, { signal: o.signal, timeoutMs: opts.timeoutMs, idleTimeoutMs: opts.idleTimeoutMs, who: this.who, toError: (err) => this.toError(err) })
+    yield* streamHttpAudio(open, decoder, {
+      signal: o.signal,
+      timeoutMs: opts.timeoutMs,
+      idleTimeoutMs: opts.idleTimeoutMs,
+      who: this.who,
+      toError: (err) => this.toError(err),
+    })
   }
 
   private toError(err: unknown): TtsError {
     const refused = refusedError(this.who, err)
     if (refused) return refused
     if (err instanceof APIConnectionTimeoutError) return new TtsError('tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, true)
-    if (err instanceof APIConnectionError) return new TtsError('tts_unavailable', `${this.who} could not be reached: ${scrub(causeText(err), this.apiKey)}`, true)
+    if (err instanceof APIConnectionError)
+      return new TtsError('tts_unavailable', `${this.who} could not be reached: ${scrub(causeText(err), this.apiKey)}`, true)
     if (err instanceof APIError && typeof err.status === 'number') {
       const body = err.error as { message?: unknown } | undefined
       const detail = scrub(typeof body?.message === 'string' ? body.message : err.message.replace(/^\d{3} /, ''), this.apiKey)
@@ -98,7 +113,11 @@ export class OpenAiSpeechTts implements TtsProvider {
       return statusError(this.who, err.status, detail, err.code === 'insufficient_quota')
     }
     // undici's "terminated": the connection broke while the body was streaming.
-    return new TtsError('tts_failed', `${this.who} broke off the audio stream: ${scrub(err instanceof Error ? causeText(err) : String(err), this.apiKey)}`, true)
+    return new TtsError(
+      'tts_failed',
+      `${this.who} broke off the audio stream: ${scrub(err instanceof Error ? causeText(err) : String(err), this.apiKey)}`,
+      true,
+    )
   }
 }
 

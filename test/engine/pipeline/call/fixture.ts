@@ -22,7 +22,11 @@ const PATH = '/v1/calls/ws'
 export const FRAME_SAMPLES = 320
 
 export const demoGraph: z.input<typeof Definition> = {
-  variables: [{ name: 'name', type: 'string' }, { name: 'again', type: 'boolean' }, { name: 'other', type: 'string' }],
+  variables: [
+    { name: 'name', type: 'string' },
+    { name: 'again', type: 'boolean' },
+    { name: 'other', type: 'string' },
+  ],
   nodes: [
     { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hello! Welcome to the demo line.' } } },
     { id: 'ask_name', type: 'collect', data: { variable: 'name', value_type: 'text', prompt: 'What is your name?', max_attempts: 3 } },

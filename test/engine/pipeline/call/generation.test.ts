@@ -44,7 +44,10 @@ t.test('a primed turn that is committed yields every event, the first included',
   await new Promise((r) => setTimeout(r, 10))
   const events = await drain(g.events())
   t.match(events[0], { kind: 'variable', name: 'name', value: 'Bob' })
-  t.same(says(events), ['Nice to meet you. We are open every day from nine in the morning until six in the evening, and on Saturdays we close at noon.', 'Shall I repeat the opening hours?'])
+  t.same(says(events), [
+    'Nice to meet you. We are open every day from nine in the morning until six in the evening, and on Saturdays we close at noon.',
+    'Shall I repeat the opening hours?',
+  ])
   await g.settled
 })
 
@@ -53,7 +56,13 @@ t.test('an LLM turn aborted mid-stream by a consumer that stops reading still re
   const gate = new Promise<void>((r) => (release = r))
   const llm = new ScriptedLlm([[text('Hello'), { gate }, text(' there.')], [text('Second.')]])
   const rt = runtime(
-    { nodes: [{ id: 'start', type: 'start' }, { id: 'chat', type: 'conversation', data: { prompt: 'Be brief.' } }], edges: [{ id: 'e', source: 'start', target: 'chat' }] },
+    {
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'chat', type: 'conversation', data: { prompt: 'Be brief.' } },
+      ],
+      edges: [{ id: 'e', source: 'start', target: 'chat' }],
+    },
     llm,
   )
   await drain(rt.start(new AbortController().signal))
@@ -71,16 +80,29 @@ t.test('an LLM turn aborted mid-stream by a consumer that stops reading still re
   }
   release()
   await g1.settled
-  t.same(rt.state.history.filter((h) => h.role === 'assistant'), [], 'the half reply was not kept')
+  t.same(
+    rt.state.history.filter((h) => h.role === 'assistant'),
+    [],
+    'the half reply was not kept',
+  )
   const events = await drain(g2.events())
   t.equal(opened2, true)
   t.same(says(events), ['Second.'])
 })
 
-t.test('a cut turn keeps the caller\'s words in the history; a discarded one (the caller went on) leaves none', async (t) => {
-  const chat: z.input<typeof Definition> = { nodes: [{ id: 'start', type: 'start' }, { id: 'chat', type: 'conversation', data: { prompt: 'Be brief.' } }], edges: [{ id: 'e', source: 'start', target: 'chat' }] }
+t.test("a cut turn keeps the caller's words in the history; a discarded one (the caller went on) leaves none", async (t) => {
+  const chat: z.input<typeof Definition> = {
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'chat', type: 'conversation', data: { prompt: 'Be brief.' } },
+    ],
+    edges: [{ id: 'e', source: 'start', target: 'chat' }],
+  }
   const userLines = (rt: GraphRuntime) => rt.state.history.filter((h) => h.role === 'user').map((h) => h.text)
-  for (const [how, reason, kept] of [['cut', undefined, ['I want to book']], ['discarded', discardTurn(), []]] as const) {
+  for (const [how, reason, kept] of [
+    ['cut', undefined, ['I want to book']],
+    ['discarded', discardTurn(), []],
+  ] as const) {
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
     const rt = runtime(chat, new ScriptedLlm([[text('Sure'), { gate }, text(', when?')]]))

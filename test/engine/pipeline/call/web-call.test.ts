@@ -42,7 +42,10 @@ t.test('a web call: greeting, two turns, a barge-in, stop', { skip, timeout: 90_
   // The caller's speech had the TTS open its connection before the reply's first request.
   const reply1 = s.tts.synthesized.find((x) => x.at > spoke)
   t.ok(reply1, 'the reply was synthesized')
-  t.ok(s.tts.prewarms.some((at) => at > spoke && at < reply1!.at), 'prewarmed while the caller spoke')
+  t.ok(
+    s.tts.prewarms.some((at) => at > spoke && at < reply1!.at),
+    'prewarmed while the caller spoke',
+  )
   t.ok(c.binaryBytes - before1 > 5 * 32_000, 'the reply was heard as audio')
   const m1 = await c.event((e) => e.type === 'metrics' && e['turn_id'] === 'turn-1')
   for (const k of ['endpointing_ms', 'stt_ms', 'llm_first_token_ms', 'tts_first_byte_ms', 'engine_ms', 'voice_to_voice_ms']) {
@@ -68,7 +71,10 @@ t.test('a web call: greeting, two turns, a barge-in, stop', { skip, timeout: 90_
   t.ok(bytesAtCut - bytesAtBargeIn <= 640 * 30, `agent audio paused within 600 ms of the caller's onset (${(bytesAtCut - bytesAtBargeIn) / 640} frames)`)
   const heard = cut['text'] as string
   t.ok(heard.length > 0 && HOURS.startsWith(heard) && heard.length < HOURS.length, `heard a prefix: "${heard}"`)
-  t.ok(c.events.some((e) => e.type === 'clear'), 'clear event sent')
+  t.ok(
+    c.events.some((e) => e.type === 'clear'),
+    'clear event sent',
+  )
   await saying
   const user3 = await c.event(transcript('user', 'turn-3'), 10_000)
   t.equal(user3['text'], 'No thank you, please stop.')
@@ -86,7 +92,18 @@ t.test('a web call: greeting, two turns, a barge-in, stop', { skip, timeout: 90_
   t.match(c.events.at(-1), { type: 'ended', reason: 'client_stop' })
   const rec = s.sessions[0]!.recorder
   t.equal(rec.endReason, 'client_hangup')
-  t.match(rec.transcripts.map((x) => [x.role, x.interrupted]), [['agent', false], ['user', false], ['agent', false], ['user', false], ['agent', true], ['user', false], ['agent', false]])
+  t.match(
+    rec.transcripts.map((x) => [x.role, x.interrupted]),
+    [
+      ['agent', false],
+      ['user', false],
+      ['agent', false],
+      ['user', false],
+      ['agent', true],
+      ['user', false],
+      ['agent', false],
+    ],
+  )
   t.equal(rec.turns.length, 3)
   t.ok(rec.events.some((e) => e.kind === 'barge_in_pause'))
   t.ok(rec.events.some((e) => e.kind === 'barge_in_interrupt'))
@@ -138,7 +155,10 @@ t.test('a provider failure (STT key refused) is an error event, then ended: erro
   const c = await s.connect()
   const closed = await c.closed
   t.equal(closed.code, 1000)
-  t.match(c.events.find((e) => e.type === 'error'), { code: 'stt_auth' })
+  t.match(
+    c.events.find((e) => e.type === 'error'),
+    { code: 'stt_auth' },
+  )
   t.match(c.events.at(-1), { type: 'ended', reason: 'error' })
   t.equal(s.sessions[0]!.recorder.endReason, 'error')
 })

@@ -37,7 +37,12 @@ async function counting(t: Test, onConnection?: (s: Socket, n: number) => void) 
     onConnection?.(s, connections.length)
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  t.teardown(() => new Promise<void>((r) => server.close(() => r())).then(() => undefined, () => undefined))
+  t.teardown(() =>
+    new Promise<void>((r) => server.close(() => r())).then(
+      () => undefined,
+      () => undefined,
+    ),
+  )
   t.teardown(() => server.closeAllConnections())
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, connections, requestPorts }
 }
@@ -173,7 +178,10 @@ t.test('a warm connection that fails leaves the request its own error', async (t
   await new Promise<void>((r) => probe.close(() => r()))
   const c = pool(t)
   c.prewarm(`http://127.0.0.1:${port}/v1`, A)
-  const err = await c.fetch(`http://127.0.0.1:${port}/v1/models`).then(() => null, (e: Error) => e)
+  const err = await c.fetch(`http://127.0.0.1:${port}/v1/models`).then(
+    () => null,
+    (e: Error) => e,
+  )
   t.match(err, { message: 'fetch failed', cause: { code: 'ECONNREFUSED' } })
   // A later prewarm still works once something listens (nothing was left stuck).
   await sleep(20)
@@ -220,7 +228,10 @@ t.test('the LLM and speech providers prewarm their own origin, and their request
   await until('the LLM connection', () => llmHop.count() === 1)
   const { chunks, error } = await settle(llm.stream(request(), never()))
   t.equal(error, null)
-  t.ok(chunks.some((ch) => ch.kind === 'text'), 'the reply streamed')
+  t.ok(
+    chunks.some((ch) => ch.kind === 'text'),
+    'the reply streamed',
+  )
   t.equal(llmHop.count(), 1, 'on the warm connection')
 
   const openai = new OpenAiSpeechTts({ apiKey: DEFAULT_SPEECH_KEYS.openai, baseURL: openaiHop.url, connections: c })
@@ -246,7 +257,14 @@ t.test('fetch: statuses, headers, bodies and aborts come through as fetch gives 
       seen.push({ method: req.method!, type: req.headers['content-type'] ?? '', body })
       if (req.url === '/empty') return void res.writeHead(204).end()
       if (req.url === '/moved') return void res.writeHead(307, { location: '/elsewhere' }).end()
-      if (req.url === '/cookies') return void res.writeHead(200, [['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['x-one', 'y']]).end('two')
+      if (req.url === '/cookies')
+        return void res
+          .writeHead(200, [
+            ['set-cookie', 'a=1'],
+            ['set-cookie', 'b=2'],
+            ['x-one', 'y'],
+          ])
+          .end('two')
       if (req.url === '/stream') {
         res.writeHead(200).write('first ')
         hold = res
@@ -298,7 +316,13 @@ t.test('fetch: statuses, headers, bodies and aborts come through as fetch gives 
   const ac = new AbortController()
   const pending = c.fetch(`${url}/never`, { signal: ac.signal })
   setTimeout(() => ac.abort(), 20)
-  t.match(await pending.then(() => null, (e: unknown) => e), { name: 'AbortError' })
+  t.match(
+    await pending.then(
+      () => null,
+      (e: unknown) => e,
+    ),
+    { name: 'AbortError' },
+  )
 })
 
 t.test('fetch: a large body arrives whole when read slowly; cancelling the reader closes the connection', async (t) => {

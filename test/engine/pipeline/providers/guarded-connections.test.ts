@@ -61,7 +61,13 @@ t.test('the LLM refuses loopback in every spelling, IPv6 and a name resolving to
 
 t.test('private, link-local and metadata addresses are refused too; the operator range admits only itself', async (t) => {
   const connections = pool(t, { allow: allowList(['10.0.0.0/8']), resolve: dns({}) })
-  const cases: [string, RegExp][] = [['169.254.169.254', /metadata/], ['[fe80::1]', /link-local/], ['[fd00::1]', /unique-local/], ['192.168.1.10', /private/], ['0.0.0.0', /unspecified/]]
+  const cases: [string, RegExp][] = [
+    ['169.254.169.254', /metadata/],
+    ['[fe80::1]', /link-local/],
+    ['[fd00::1]', /unique-local/],
+    ['192.168.1.10', /private/],
+    ['0.0.0.0', /unspecified/],
+  ]
   for (const [host, reason] of cases) {
     const { error } = await settle(new OpenAiLlm({ apiKey: KEY, baseURL: `https://${host}/v1`, connections, maxRetries: 2 }).stream(request(), never()))
     t.match(error, { code: 'upstream_refused', retryable: false, message: reason }, host)
@@ -89,7 +95,10 @@ t.test('within the operator range a name reaches the checked address (pinned: th
   const llm = new OpenAiLlm({ apiKey: KEY, baseURL: `http://llm.allowed.test:${port}/v1`, connections })
   const { chunks, error } = await settle(llm.stream(request(), never()))
   t.equal(error, null)
-  t.ok(chunks.some((c) => c.kind === 'text'), 'the stand-in answered')
+  t.ok(
+    chunks.some((c) => c.kind === 'text'),
+    'the stand-in answered',
+  )
   t.equal(server.requests.length, 1)
 })
 
@@ -123,7 +132,9 @@ t.test('speech and transcription requests are refused the same way, without a co
   stream.endUtterance()
   const events: SttEvent[] = []
   for await (const e of stream.events) events.push(e)
-  t.match(events, [{ type: 'error', error: { code: 'stt_failed', retryable: false, message: /refused by the outbound guard.*private address \(10\.1\.2\.3\)/ } }])
+  t.match(events, [
+    { type: 'error', error: { code: 'stt_failed', retryable: false, message: /refused by the outbound guard.*private address \(10\.1\.2\.3\)/ } },
+  ])
   t.equal(target.connections(), 0)
 })
 
@@ -152,7 +163,13 @@ t.test('the Deepgram live WebSocket connects through the guard: a rebound name i
   const dg = await startDeepgramStandIn({ apiKey: 'dg-key-guarded', finalLatencyMs: 0 })
   t.teardown(() => dg.close())
   const allowing = pool(t, { allow: LOOPBACK_RANGE, resolve: dns({ 'dg.allowed.test': ['127.0.0.1'] }) })
-  const events = await sttEvents(new DeepgramLiveStt({ apiKey: 'dg-key-guarded', baseUrl: `ws://dg.allowed.test:${new URL(dg.url).port}`, connections: allowing, connectTimeoutMs: 2000 }))
-  t.same(events.filter((e) => e.type === 'error'), [], 'no error')
+  const events = await sttEvents(
+    new DeepgramLiveStt({ apiKey: 'dg-key-guarded', baseUrl: `ws://dg.allowed.test:${new URL(dg.url).port}`, connections: allowing, connectTimeoutMs: 2000 }),
+  )
+  t.same(
+    events.filter((e) => e.type === 'error'),
+    [],
+    'no error',
+  )
   t.equal(dg.sessions.length, 1, 'the stand-in took the connection')
 })

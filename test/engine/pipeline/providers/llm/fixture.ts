@@ -15,7 +15,17 @@ export async function setup(t: Test, llm: Partial<OpenAiLlmOptions> = {}, standI
 }
 
 export function request(over: Partial<LlmRequest> = {}): LlmRequest {
-  return { model: undefined, messages: [{ role: 'system', content: 'You are a receptionist.' }, { role: 'user', content: 'Hello there' }], tools: [], temperature: 0.3, maxTokens: 200, ...over }
+  return {
+    model: undefined,
+    messages: [
+      { role: 'system', content: 'You are a receptionist.' },
+      { role: 'user', content: 'Hello there' },
+    ],
+    tools: [],
+    temperature: 0.3,
+    maxTokens: 200,
+    ...over,
+  }
 }
 
 export async function collect(stream: AsyncIterable<LlmChunk>): Promise<LlmChunk[]> {

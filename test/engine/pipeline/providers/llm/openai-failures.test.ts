@@ -10,7 +10,14 @@ t.test('a 429 is retried after the Retry-After the provider asked for, then succ
   t.equal(error, null)
   t.equal(texts(chunks).join(''), 'You said: Hello there')
   t.equal(server.requests.length, 3, 'three attempts')
-  t.same(retries.map((r) => [r.attempt, r.delayMs, r.error.code]), [[1, 300, 'upstream_rate_limited'], [2, 1000, 'upstream_rate_limited']], 'retry-after-ms first, else Retry-After seconds')
+  t.same(
+    retries.map((r) => [r.attempt, r.delayMs, r.error.code]),
+    [
+      [1, 300, 'upstream_rate_limited'],
+      [2, 1000, 'upstream_rate_limited'],
+    ],
+    'retry-after-ms first, else Retry-After seconds',
+  )
   const [a, b, c] = server.requests.map((r) => r.at)
   t.ok(b! - a! >= 290 && c! - b! >= 990, 'the waits really happened')
 })
@@ -30,7 +37,15 @@ t.test('500 and 503 are retried with jittered exponential backoff', async (t) =>
   t.equal(error, null)
   t.equal(texts(chunks).join(''), 'You said: Hello there')
   t.equal(server.requests.length, 4)
-  t.same(retries.map((r) => [r.error.code, r.error.upstreamStatus]), [['upstream_error', 500], ['upstream_error', 503], ['upstream_error', undefined]], 'a connection reset before any answer is retried too')
+  t.same(
+    retries.map((r) => [r.error.code, r.error.upstreamStatus]),
+    [
+      ['upstream_error', 500],
+      ['upstream_error', 503],
+      ['upstream_error', undefined],
+    ],
+    'a connection reset before any answer is retried too',
+  )
   retries.forEach((r, i) => t.ok(r.delayMs >= 0 && r.delayMs < 40 * 2 ** i, `delay ${i + 1} within [0, ${40 * 2 ** i})`))
 })
 
@@ -49,12 +64,14 @@ t.test('no retry once text was yielded: a mid-stream reset fails after exactly o
   const { server, llm, retries } = await setup(t)
   let heard!: () => void
   server.fail({ kind: 'reset', afterChunks: 3, until: new Promise<void>((r) => (heard = r)) })
-  const { chunks, error } = await settle((async function* () {
-    for await (const c of llm.stream(request({ messages: [{ role: 'user', content: 'one two three four five' }] }), never())) {
-      yield c
-      if (c.kind === 'text' && c.text === 'one ') heard()
-    }
-  })())
+  const { chunks, error } = await settle(
+    (async function* () {
+      for await (const c of llm.stream(request({ messages: [{ role: 'user', content: 'one two three four five' }] }), never())) {
+        yield c
+        if (c.kind === 'text' && c.text === 'one ') heard()
+      }
+    })(),
+  )
   t.same(texts(chunks), ['You ', 'said: ', 'one '], 'what arrived before the reset was yielded')
   t.ok(error instanceof LlmError)
   t.match(error, { code: 'upstream_error', status: 502, attempts: 1 })
@@ -111,7 +128,13 @@ t.test('an unreachable server → upstream_error after the bounded retries', asy
   const gone = await startOpenAiStandIn({ apiKey: KEY })
   await gone.close()
   const llm = new OpenAiLlm({ apiKey: KEY, baseURL: gone.url, maxRetries: 1, retryBaseMs: 1 })
-  t.match((await settle(llm.stream(request(), never()))).error, { code: 'upstream_error', status: 502, retryable: true, attempts: 2, message: /could not be reached/ })
+  t.match((await settle(llm.stream(request(), never()))).error, {
+    code: 'upstream_error',
+    status: 502,
+    retryable: true,
+    attempts: 2,
+    message: /could not be reached/,
+  })
 })
 
 t.test('aborting mid-stream rejects with the abort and closes the connection at once', async (t) => {
@@ -119,13 +142,15 @@ t.test('aborting mid-stream rejects with the abort and closes the connection at 
   server.script({ text: 'a b c d e f g h i j k l m n o p q r s t' })
   const ac = new AbortController()
   const seen: string[] = []
-  const { error } = await settle((async function* () {
-    for await (const c of llm.stream(request(), ac.signal)) {
-      if (c.kind === 'text') seen.push(c.text)
-      if (seen.length === 2) ac.abort()
-      yield c
-    }
-  })())
+  const { error } = await settle(
+    (async function* () {
+      for await (const c of llm.stream(request(), ac.signal)) {
+        if (c.kind === 'text') seen.push(c.text)
+        if (seen.length === 2) ac.abort()
+        yield c
+      }
+    })(),
+  )
   t.equal(error, ac.signal.reason, 'the abort reason itself, not an LlmError')
   t.equal((error as Error).name, 'AbortError')
   t.same(seen, ['a ', 'b '])

@@ -11,7 +11,14 @@ t.test('a 503 with Retry-After is retried after that wait, not the jittered defa
   const { chunks, error } = await settle(llm.stream(request(), never()))
   t.equal(error, null)
   t.equal(texts(chunks).join(''), 'You said: Hello there')
-  t.same(retries.map((r) => [r.attempt, r.delayMs, r.error.upstreamStatus]), [[1, 300, 503], [2, 500, 503]], 'retry-after-ms, then Retry-After seconds')
+  t.same(
+    retries.map((r) => [r.attempt, r.delayMs, r.error.upstreamStatus]),
+    [
+      [1, 300, 503],
+      [2, 500, 503],
+    ],
+    'retry-after-ms, then Retry-After seconds',
+  )
   const [a, b, c] = server.requests.map((r) => r.at)
   t.ok(b! - a! >= 290 && c! - b! >= 490, `the waits really happened (${Math.round(b! - a!)} ms, ${Math.round(c! - b!)} ms)`)
 })
@@ -38,9 +45,16 @@ t.test('a 503 asking for more than maxRetryAfterMs fails at once, carrying the w
 
 t.test('when retries run out, the error carries the last Retry-After the provider sent', async (t) => {
   const { server, llm, retries } = await setup(t, { maxRetries: 2 })
-  server.fail({ kind: 'status', status: 429, retryAfterMs: 20 }, { kind: 'status', status: 503, retryAfterMs: 30 }, { kind: 'status', status: 429, retryAfterMs: 1200 })
+  server.fail(
+    { kind: 'status', status: 429, retryAfterMs: 20 },
+    { kind: 'status', status: 503, retryAfterMs: 30 },
+    { kind: 'status', status: 429, retryAfterMs: 1200 },
+  )
   const { error } = await settle(llm.stream(request(), never()))
   t.match(error, { code: 'upstream_rate_limited', status: 503, retryAfterMs: 1200, attempts: 3 })
-  t.same(retries.map((r) => r.delayMs), [20, 30])
+  t.same(
+    retries.map((r) => r.delayMs),
+    [20, 30],
+  )
   t.equal(server.requests.length, 3)
 })

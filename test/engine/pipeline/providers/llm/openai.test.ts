@@ -7,7 +7,10 @@ t.test('streams the model’s text in order, then its usage', async (t) => {
   server.script({ text: ['Good ', 'morning', ', how ', 'can I help?'], usage: { prompt_tokens: 31, completion_tokens: 4 } })
   const chunks = await collect(llm.stream(request(), never()))
   t.same(chunks, [
-    { kind: 'text', text: 'Good ' }, { kind: 'text', text: 'morning' }, { kind: 'text', text: ', how ' }, { kind: 'text', text: 'can I help?' },
+    { kind: 'text', text: 'Good ' },
+    { kind: 'text', text: 'morning' },
+    { kind: 'text', text: ', how ' },
+    { kind: 'text', text: 'can I help?' },
     { kind: 'usage', model: 'gpt-4o-mini', prompt_tokens: 31, completion_tokens: 4 },
   ])
 })
@@ -29,37 +32,62 @@ t.test('assembles tool calls from fragmented arguments and yields each once, com
     ],
   })
   const chunks = await collect(llm.stream(request(), never()))
-  t.same(chunks.map((c) => c.kind), ['text', 'text', 'text', 'text', 'tool_call', 'tool_call', 'usage'])
-  t.same(chunks.filter((c) => c.kind === 'tool_call'), [
-    { kind: 'tool_call', id: 'call_a', name: 'shop__lookup', arguments: '{"order":"42","fields":["status","eta"]}' },
-    { kind: 'tool_call', id: 'call_b', name: 'set_variables', arguments: '{"order_id":"42"}' },
-  ])
+  t.same(
+    chunks.map((c) => c.kind),
+    ['text', 'text', 'text', 'text', 'tool_call', 'tool_call', 'usage'],
+  )
+  t.same(
+    chunks.filter((c) => c.kind === 'tool_call'),
+    [
+      { kind: 'tool_call', id: 'call_a', name: 'shop__lookup', arguments: '{"order":"42","fields":["status","eta"]}' },
+      { kind: 'tool_call', id: 'call_b', name: 'set_variables', arguments: '{"order_id":"42"}' },
+    ],
+  )
   t.ok(server.requests[0]!.injected.chunks >= 13, 'the arguments really arrived in pieces')
 })
 
 t.test('sends the messages, tools, model and limits the caller gave, in OpenAI’s shapes', async (t) => {
   const { server, llm } = await setup(t, { model: 'llama3.2' })
-  const tool = { name: 'shop__lookup', description: 'Find an order', parameters: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] } }
+  const tool = {
+    name: 'shop__lookup',
+    description: 'Find an order',
+    parameters: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] },
+  }
   await collect(llm.stream(request(), never()))
-  await collect(llm.stream(request({
-    model: 'gpt-4.1-mini', tools: [tool], temperature: 0.7, maxTokens: 64,
-    messages: [
-      { role: 'system', content: 'Help with orders.' },
-      { role: 'user', content: 'Where is 42?' },
-      { role: 'assistant', content: '', tool_calls: [{ id: 'call_a', name: 'shop__lookup', arguments: '{"order":"42"}' }] },
-      { role: 'tool', tool_call_id: 'call_a', content: '{"status":"shipped"}' },
-    ],
-  }), never()))
+  await collect(
+    llm.stream(
+      request({
+        model: 'gpt-4.1-mini',
+        tools: [tool],
+        temperature: 0.7,
+        maxTokens: 64,
+        messages: [
+          { role: 'system', content: 'Help with orders.' },
+          { role: 'user', content: 'Where is 42?' },
+          { role: 'assistant', content: '', tool_calls: [{ id: 'call_a', name: 'shop__lookup', arguments: '{"order":"42"}' }] },
+          { role: 'tool', tool_call_id: 'call_a', content: '{"status":"shipped"}' },
+        ],
+      }),
+      never(),
+    ),
+  )
   const [plain, withTools] = server.requests
   t.match(plain!.body, { model: 'llama3.2', stream: true, stream_options: { include_usage: true }, temperature: 0.3, max_tokens: 200 })
   t.notOk('tools' in plain!.body, 'no tools key at all when there are no tools (OpenAI refuses [])')
-  t.same(plain!.messages, [{ role: 'system', content: 'You are a receptionist.' }, { role: 'user', content: 'Hello there' }])
+  t.same(plain!.messages, [
+    { role: 'system', content: 'You are a receptionist.' },
+    { role: 'user', content: 'Hello there' },
+  ])
   t.match(withTools!.body, { model: 'gpt-4.1-mini', temperature: 0.7, max_tokens: 64 })
   t.same(withTools!.tools, [{ type: 'function', function: tool }])
-  t.same(withTools!.messages.slice(2), [
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'shop__lookup', arguments: '{"order":"42"}' } }] },
-    { role: 'tool', tool_call_id: 'call_a', content: '{"status":"shipped"}' },
-  ], 'the tool result round-trips, paired with its call')
+  t.same(
+    withTools!.messages.slice(2),
+    [
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'shop__lookup', arguments: '{"order":"42"}' } }] },
+      { role: 'tool', tool_call_id: 'call_a', content: '{"status":"shipped"}' },
+    ],
+    'the tool result round-trips, paired with its call',
+  )
   t.equal(withTools!.status, 200, 'and the stand-in, as strict as OpenAI about the pairing, accepted it')
 })
 

@@ -48,7 +48,9 @@ const errors = (seen: Seen) => seen.events.filter((e) => e.type === 'error')
 
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer))
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  )
 }
 
 /** Skips without espeak-ng, except on CI (CI=true), where it fails: see test/helpers/speech.ts. */
@@ -82,7 +84,11 @@ export async function sttConformance(t: Test, start: () => Promise<SttHarness>):
     t.same(errors(seen), [])
     const last = seen.events.filter((e) => e.type === 'final').at(-1)
     t.equal(last?.type === 'final' && last.speech_final, true, 'the final answering endUtterance is speech_final')
-    if (h.provider().streaming) t.ok(seen.events.some((e) => e.type === 'partial'), 'a streaming provider sends partials while speech flows')
+    if (h.provider().streaming)
+      t.ok(
+        seen.events.some((e) => e.type === 'partial'),
+        'a streaming provider sends partials while speech flows',
+      )
   })
 
   t.test('endUtterance produces the final promptly', async (t) => {
@@ -192,6 +198,9 @@ export async function sttConformance(t: Test, start: () => Promise<SttHarness>):
       s.endUtterance()
     })
     await within(s.close(), 500, 'second close')
-    t.same(seen.events.filter((e) => e.type !== 'final' || e.text), [])
+    t.same(
+      seen.events.filter((e) => e.type !== 'final' || e.text),
+      [],
+    )
   })
 }

@@ -29,7 +29,9 @@ t.test('connects with the configured options and keeps an idle socket alive', as
   const stt = new DeepgramLiveStt({ apiKey: KEY, baseUrl: s.url, model: 'nova-2', endpointingMs: 500, smartFormat: false, keepAliveMs: 100 })
   const stream = stt.open({ language: 'tr', signal: new AbortController().signal, sampleRate: 16000 })
   const events: unknown[] = []
-  const done = (async () => { for await (const e of stream.events) events.push(e) })()
+  const done = (async () => {
+    for await (const e of stream.events) events.push(e)
+  })()
   stream.push(new Int16Array(320))
   // Longer than the stand-in's 400 ms idle limit: only KeepAlive holds the socket open.
   await new Promise((r) => setTimeout(r, 900))
@@ -38,8 +40,15 @@ t.test('connects with the configured options and keeps an idle socket alive', as
   const session = s.sessions[0]!
   t.equal(session.auth, 'header')
   t.same(Object.fromEntries(session.query), {
-    model: 'nova-2', language: 'tr', encoding: 'linear16', sample_rate: '16000', channels: '1',
-    interim_results: 'true', endpointing: '500', smart_format: 'false', punctuate: 'true',
+    model: 'nova-2',
+    language: 'tr',
+    encoding: 'linear16',
+    sample_rate: '16000',
+    channels: '1',
+    interim_results: 'true',
+    endpointing: '500',
+    smart_format: 'false',
+    punctuate: 'true',
   })
   t.ok(session.keepAlives >= 3, `${session.keepAlives} KeepAlive messages`)
   t.equal(session.closeStreams, 1)
@@ -58,7 +67,10 @@ t.test('an unreachable server is stt_unavailable; a refused upgrade maps by stat
   const s = await startDeepgramStandIn({ apiKey: KEY })
   t.teardown(() => s.close())
   s.fail({ kind: 'reject', status: 503 }, { kind: 'reject', status: 400 })
-  for (const [code, retryable] of [['stt_unavailable', true], ['stt_failed', false]] as const) {
+  for (const [code, retryable] of [
+    ['stt_unavailable', true],
+    ['stt_failed', false],
+  ] as const) {
     const st = new DeepgramLiveStt({ apiKey: KEY, baseUrl: s.url }).open({ language: 'en', signal: new AbortController().signal, sampleRate: 16000 })
     const got = []
     for await (const e of st.events) got.push(e)

@@ -2,7 +2,11 @@ import t from 'tap'
 import { closeError, connectError, resultsToEvent, type DeepgramResults } from '../../../../../engine/pipeline/providers/stt/deepgram-wire.js'
 
 const results = (text: string, flags: Partial<DeepgramResults>): DeepgramResults => ({
-  type: 'Results', start: 1.25, duration: 0.5, channel: { alternatives: [{ transcript: text }] }, ...flags,
+  type: 'Results',
+  start: 1.25,
+  duration: 0.5,
+  channel: { alternatives: [{ transcript: text }] },
+  ...flags,
 })
 
 t.test('interim results become partials; empty ones are dropped', async (t) => {
@@ -11,7 +15,13 @@ t.test('interim results become partials; empty ones are dropped', async (t) => {
 })
 
 t.test('finals keep speech_final; an empty final counts only when it answers a Finalize', async (t) => {
-  t.same(resultsToEvent(results('hello there', { is_final: true, speech_final: false })), { type: 'final', text: 'hello there', start_ms: 1250, end_ms: 1750, speech_final: false })
+  t.same(resultsToEvent(results('hello there', { is_final: true, speech_final: false })), {
+    type: 'final',
+    text: 'hello there',
+    start_ms: 1250,
+    end_ms: 1750,
+    speech_final: false,
+  })
   t.same(resultsToEvent(results('hi', { is_final: true, speech_final: true })), { type: 'final', text: 'hi', start_ms: 1250, end_ms: 1750, speech_final: true })
   t.equal(resultsToEvent(results('', { is_final: true })), null)
   t.same(resultsToEvent(results('', { is_final: true, from_finalize: true })), { type: 'final', text: '', start_ms: 1250, end_ms: 1750, speech_final: true })

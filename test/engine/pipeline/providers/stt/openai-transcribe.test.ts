@@ -27,7 +27,11 @@ t.test('a segment reaching maxUtteranceMs is sent without waiting, as a final th
   const s = await startTranscriptionStandIn({ apiKey: KEY })
   t.teardown(() => s.close())
   s.script('one', 'two', 'three')
-  const stream = new OpenAiTranscribeStt({ apiKey: KEY, baseURL: s.url, maxUtteranceMs: 500, model: 'whisper-1' }).open({ language: 'en-US', signal: new AbortController().signal, sampleRate: 16000 })
+  const stream = new OpenAiTranscribeStt({ apiKey: KEY, baseURL: s.url, maxUtteranceMs: 500, model: 'whisper-1' }).open({
+    language: 'en-US',
+    signal: new AbortController().signal,
+    sampleRate: 16000,
+  })
   for (let i = 0; i < 60; i++) stream.push(new Int16Array(320)) // 1.2 s
   stream.endUtterance()
   await stream.close()

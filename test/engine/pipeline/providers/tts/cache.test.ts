@@ -60,9 +60,12 @@ t.test('an aborted synthesis is never cached', async (t) => {
   const p = new FakeTts(3)
   const cache = new TtsCache()
   const ac = new AbortController()
-  await t.rejects(async () => {
-    for await (const _ of cache.synthesizeCached(p, 'hello', { signal: ac.signal })) ac.abort(new Error('barge-in'))
-  }, { message: 'barge-in' })
+  await t.rejects(
+    async () => {
+      for await (const _ of cache.synthesizeCached(p, 'hello', { signal: ac.signal })) ac.abort(new Error('barge-in'))
+    },
+    { message: 'barge-in' },
+  )
   await new Promise((r) => setImmediate(r))
   t.ok(p.calls[0]!.signal.aborted, 'the provider was told to stop')
   t.notOk(cache.has('fake', 'hello'))

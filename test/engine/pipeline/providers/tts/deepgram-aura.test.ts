@@ -21,8 +21,12 @@ t.test('asks for linear16 at 16 kHz without a container and reassembles odd-byte
   t.equal(all.length, Math.round((toneMs(TEXT) * SAMPLE_RATE) / 1000), 'every sample arrived, none split or lost')
   t.ok(chunks.length > 5, `${chunks.length} chunks`)
   t.match(s.requests[0], {
-    protocol: 'deepgram', authorization: `Token ${KEY}`, text: TEXT, model: 'aura-2-thalia-en',
-    query: { encoding: 'linear16', sample_rate: '16000', container: 'none', model: 'aura-2-thalia-en' }, outcome: 'completed',
+    protocol: 'deepgram',
+    authorization: `Token ${KEY}`,
+    text: TEXT,
+    model: 'aura-2-thalia-en',
+    query: { encoding: 'linear16', sample_rate: '16000', container: 'none', model: 'aura-2-thalia-en' },
+    outcome: 'completed',
   })
   // The stand-in's tone is deterministic: the bytes we got back are the ones it wrote.
   const s2 = await standIn(t, { chunkBytes: 1 << 20 })
@@ -41,7 +45,12 @@ t.test('errors map to TtsError codes from Deepgram error bodies', async (t) => {
   const bad = new DeepgramAuraTts({ apiKey: 'wrong-key', baseUrl: s.origin })
   await t.rejects(collect(bad.synthesize('hi', { signal: live() })), { name: 'TtsError', code: 'tts_failed', retryable: false, upstreamStatus: 401 })
   const tts = new DeepgramAuraTts({ apiKey: KEY, baseUrl: s.origin })
-  await t.rejects(collect(tts.synthesize('hi', { voice: 'nova', signal: live() })), { code: 'tts_failed', retryable: false, upstreamStatus: 400, message: /No such model/ })
+  await t.rejects(collect(tts.synthesize('hi', { voice: 'nova', signal: live() })), {
+    code: 'tts_failed',
+    retryable: false,
+    upstreamStatus: 400,
+    message: /No such model/,
+  })
   s.fail({ kind: 'status', status: 429 }, { kind: 'status', status: 500 })
   await t.rejects(collect(tts.synthesize('hi', { signal: live() })), { code: 'tts_failed', retryable: true, upstreamStatus: 429 })
   await t.rejects(collect(tts.synthesize('hi', { signal: live() })), { code: 'tts_failed', retryable: true, upstreamStatus: 500 })

@@ -19,13 +19,18 @@ function children(): string[] {
 }
 
 t.test('parses the --voices table into the identifiers -v takes', async (t) => {
-  const voices = parseVoiceList('Pty Language       Age/Gender VoiceName          File                 Other Languages\n 2  en-us           --/M      English_(America)  gmw/en-US            (en 3)\n 5  tr              --/M      Turkish            trk/tr\n')
+  const voices = parseVoiceList(
+    'Pty Language       Age/Gender VoiceName          File                 Other Languages\n 2  en-us           --/M      English_(America)  gmw/en-US            (en 3)\n 5  tr              --/M      Turkish            trk/tr\n',
+  )
   t.same([...voices], ['en-us', 'tr'])
 })
 
 t.test('speaks English and Turkish as 16 kHz audio of a plausible length, first chunk early', { skip }, async (t) => {
   const tts = new EspeakTts()
-  for (const [language, text] of [['en', 'Hello, thank you for calling. How can I help you today?'], ['tr', 'Merhaba, aradığınız için teşekkürler. Size nasıl yardımcı olabilirim?']] as const) {
+  for (const [language, text] of [
+    ['en', 'Hello, thank you for calling. How can I help you today?'],
+    ['tr', 'Merhaba, aradığınız için teşekkürler. Size nasıl yardımcı olabilirim?'],
+  ] as const) {
     await collect(tts.synthesize('warm up', { language, signal: live() }))
     const { all, chunks, firstMs, totalMs } = await collect(tts.synthesize(text, { language, signal: live() }))
     const seconds = all.length / SAMPLE_RATE
@@ -45,9 +50,13 @@ t.test('an abort mid-stream kills the process and reaps it', { skip }, async (t)
   t.ok((await it.next()).value?.length, 'a first chunk arrived')
   t.equal(children().length, 1, 'espeak-ng is running')
   ac.abort(new Error('barge-in'))
-  await t.rejects(async () => {
-    for (;;) if ((await it.next()).done) break
-  }, { message: 'barge-in' }, 'the iterator rejects with the abort reason')
+  await t.rejects(
+    async () => {
+      for (;;) if ((await it.next()).done) break
+    },
+    { message: 'barge-in' },
+    'the iterator rejects with the abort reason',
+  )
   t.same(children(), [], 'no espeak-ng process (nor zombie) is left')
 })
 

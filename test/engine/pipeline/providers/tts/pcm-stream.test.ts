@@ -15,7 +15,10 @@ function feedBytewise(push: (b: Uint8Array) => Int16Array, bytes: Buffer): Int16
 t.test('Pcm16Framer reassembles samples split across odd reads', async (t) => {
   const pcm = ramp(301)
   const f = new Pcm16Framer()
-  t.same(feedBytewise((b) => f.push(b), pcmToBytes(pcm)), pcm)
+  t.same(
+    feedBytewise((b) => f.push(b), pcmToBytes(pcm)),
+    pcm,
+  )
   t.equal(f.push(Buffer.from([1, 2, 3])).length, 1)
   t.equal(f.end(), 1, 'a dangling byte at the end is reported and dropped')
 })
@@ -26,7 +29,11 @@ t.test('WavStreamReader takes the header from the first bytes, whatever size it 
     const wav = encodeWav(pcm, 22050)
     wav.writeUInt32LE(size, 40)
     const r = new WavStreamReader()
-    t.same(feedBytewise((b) => r.push(b), wav), pcm, `data size ${size.toString(16)}`)
+    t.same(
+      feedBytewise((b) => r.push(b), wav),
+      pcm,
+      `data size ${size.toString(16)}`,
+    )
     t.same(r.format, { sampleRate: 22050, channels: 1 })
     r.end()
   }
