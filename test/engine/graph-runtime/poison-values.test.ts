@@ -201,8 +201,8 @@ t.test("the runtime's own failure ends the session with runtime_error instead of
 
 t.test("a provider's error still reaches the caller as thrown (the API maps it to 502/503)", async (t) => {
   const upstream = Object.assign(new Error('provider down'), { code: 'upstream_unavailable', status: 503 })
-  // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
   const llm = {
+    // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
     async *stream(): AsyncIterable<LlmChunk> {
       throw upstream
     },
