@@ -1,6 +1,6 @@
 import Koa, { type Context } from 'koa'
 import Router from '@koa/router'
-import { allowList, InProcessBus, type Clock, type Config, type EventBus, type Logger, type ResolveHost, type Secrets } from '../core/index.js'
+import { InProcessBus, type Clock, type Config, type EventBus, type Logger, type ResolveHost, type Secrets } from '../core/index.js'
 import { createRepos, tenancyVersions, type Db, type Repos } from '../db/index.js'
 import { apiKeyRoutes } from './api-keys/routes.js'
 import { ApiKeyService } from './api-keys/service.js'

@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   log(
     `corpus: ${corpus.items.length} situations ${corpus.built ? 'synthesized' : 'reused'} in ${corpus.dir} (${Math.round(performance.now() - started)} ms); running ${items.length}`,
   )
-  const { engine, engineCore, dataDir, cpus } = await startPinnedEngine('ozan-cq-bench-', log)
+  const { engine, dataDir, cpus } = await startPinnedEngine('ozan-cq-bench-', log)
   const providers: Providers[] = []
   let ok = false
   try {

@@ -13,7 +13,6 @@
  */
 import fs from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { capacity } from './voice/capacity.js'
 import { Caller, firstAudioAfter, FramePacer, listeningAfter } from './voice/caller.js'

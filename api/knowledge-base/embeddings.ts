@@ -5,11 +5,12 @@
  * Retries are ours (maxRetries: 0 in the SDK), as in the LLM provider: on connection failures,
  * 429 and 5xx, with full-jitter backoff, a short Retry-After waited out, a timeout not retried.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import type OpenAI from 'openai'
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { destinationRefusal, type Config, type Logger } from '../../core/index.js'
 import type { OpenAiAccess } from '../credentials/openai-access.js'
 import { retryAfter } from '../../engine/pipeline/providers/llm/errors.js'
-import { PROVIDER_FETCH_OPTIONS } from '../../engine/pipeline/providers/client-checks.js'
+import { openAiClient } from '../../engine/pipeline/providers/openai-client.js'
 import type { ProviderConnections } from '../../engine/pipeline/providers/connections.js'
 
 export interface Embedder {
@@ -68,20 +69,7 @@ export class OpenAiEmbedder implements Embedder {
   constructor(private readonly o: OpenAiEmbedderOptions) {
     this.model = o.model
     this.host = new URL(o.baseURL).host
-    this.client = new OpenAI({
-      apiKey: o.apiKey,
-      baseURL: o.baseURL,
-      organization: o.organization ?? null,
-      maxRetries: 0,
-      timeout: o.timeoutMs,
-      // Nothing from the process environment: the caller decides every setting.
-      project: null,
-      adminAPIKey: null,
-      webhookSecret: null,
-      logLevel: 'off',
-      fetchOptions: PROVIDER_FETCH_OPTIONS,
-      ...(o.connections ? { fetch: o.connections.fetch } : {}),
-    })
+    this.client = openAiClient(o)
   }
 
   async embed(texts: readonly string[], purpose: 'query' | 'index', signal?: AbortSignal): Promise<Float32Array[]> {

@@ -5,9 +5,10 @@
  * Retries are ours, not the SDK's (maxRetries: 0): only before anything was yielded, because a
  * retry after the first words would make the caller hear them twice.
  */
-import { baseUrlHost, PROVIDER_FETCH_OPTIONS, requireApiKey } from '../client-checks.js'
+import { baseUrlHost, requireApiKey } from '../client-checks.js'
+import { openAiClient } from '../openai-client.js'
 import { providerConnections, type ProviderConnections } from '../connections.js'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { LlmChunk, LlmClient, LlmRequest } from '../../../graph-runtime/index.js'
 import { type LlmError, timeoutError, toLlmError, type ErrorContext } from './errors.js'
@@ -83,20 +84,7 @@ export class OpenAiLlm implements LlmClient {
     this.apiKey = apiKey
     this.host = host
     this.connections = rest.connections ?? providerConnections
-    this.client = new OpenAI({
-      apiKey,
-      baseURL: rest.baseURL,
-      maxRetries: 0,
-      timeout: Math.ceil(rest.timeoutMs),
-      // Nothing from the process environment: the caller decides every setting.
-      organization: null,
-      project: null,
-      adminAPIKey: null,
-      webhookSecret: null,
-      logLevel: 'off',
-      fetchOptions: PROVIDER_FETCH_OPTIONS,
-      fetch: this.connections.fetch,
-    })
+    this.client = openAiClient({ apiKey, baseURL: rest.baseURL, timeoutMs: rest.timeoutMs, connections: this.connections })
   }
 
   /** Opens a connection for the next request now, while the caller still speaks (connections.ts). */

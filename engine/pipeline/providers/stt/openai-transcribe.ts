@@ -4,9 +4,11 @@
  * the audio of one utterance, cut by the VAD (endUtterance), is sent as a WAV and answered with
  * one final. Segments are transcribed one at a time, so finals arrive in the order spoken.
  */
-import { baseUrlHost, PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } from '../client-checks.js'
+import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js'
+import { openAiClient } from '../openai-client.js'
 import { providerConnections, type ProviderConnections } from '../connections.js'
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
+import type OpenAI from 'openai'
+import { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
 import { destinationRefusal } from '../../../../core/index.js'
 import { SttEventQueue } from './event-queue.js'
@@ -62,20 +64,7 @@ export class OpenAiTranscribeStt implements SttProvider {
     this.apiKey = apiKey
     this.host = host
     this.connections = rest.connections ?? providerConnections
-    this.client = new OpenAI({
-      apiKey,
-      baseURL: rest.baseURL,
-      maxRetries: 0,
-      timeout: Math.ceil(rest.timeoutMs),
-      // Nothing from the process environment: the caller decides every setting.
-      organization: null,
-      project: null,
-      adminAPIKey: null,
-      webhookSecret: null,
-      logLevel: 'off',
-      fetchOptions: PROVIDER_FETCH_OPTIONS,
-      fetch: this.connections.fetch,
-    })
+    this.client = openAiClient({ apiKey, baseURL: rest.baseURL, timeoutMs: rest.timeoutMs, connections: this.connections })
   }
 
   /** Opens a connection for the next request now, while the caller still speaks (connections.ts). */

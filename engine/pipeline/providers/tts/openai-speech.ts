@@ -4,9 +4,11 @@
  * default because it is raw 24 kHz PCM16 mono that streams with no decoder; `wav` suits servers
  * without `pcm`. The SDK does no retries (maxRetries: 0): the caller fails over instead.
  */
-import { PROVIDER_FETCH_OPTIONS, requireApiKey, requirePositive } from '../client-checks.js'
+import { requireApiKey, requirePositive } from '../client-checks.js'
+import { openAiClient } from '../openai-client.js'
 import { providerConnections, type ProviderConnections } from '../connections.js'
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import type OpenAI from 'openai'
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { hostOf, refusedError, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder, wavDecoder } from './pcm-stream.js'
 import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
@@ -59,20 +61,7 @@ export class OpenAiSpeechTts implements TtsProvider {
     this.options = rest
     this.apiKey = apiKey
     this.connections = rest.connections ?? providerConnections
-    this.client = new OpenAI({
-      apiKey,
-      baseURL: rest.baseURL,
-      maxRetries: 0,
-      timeout: Math.ceil(rest.timeoutMs),
-      // Nothing from the process environment: the caller decides every setting.
-      organization: null,
-      project: null,
-      adminAPIKey: null,
-      webhookSecret: null,
-      logLevel: 'off',
-      fetchOptions: PROVIDER_FETCH_OPTIONS,
-      fetch: this.connections.fetch,
-    })
+    this.client = openAiClient({ apiKey, baseURL: rest.baseURL, timeoutMs: rest.timeoutMs, connections: this.connections })
   }
 
   /** Opens a connection for the next request now, while the caller still speaks (connections.ts). */
