@@ -10,7 +10,7 @@ import { DeepgramClient } from '@deepgram/sdk'
 import type { DestinationRefusedError } from '../../../../core/index.js'
 import { SAMPLE_RATE, pcmView } from '../../../audio/index.js'
 import { closeError, connectError, isResults, refusedError, resultsToEvent } from './deepgram-wire.js'
-import { SttEventQueue } from './event-queue.js'
+import { sttEventChannel } from './event-queue.js'
 import { SttError, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
 
 export interface DeepgramLiveOptions {
@@ -80,7 +80,7 @@ export class DeepgramLiveStt implements SttProvider {
 type State = 'connecting' | 'open' | 'closing' | 'ended'
 
 class DeepgramLiveStream implements SttStream {
-  private readonly queue = new SttEventQueue()
+  private readonly queue = sttEventChannel()
   readonly events: AsyncIterable<SttEvent> = this.queue
   private state: State = 'connecting'
   private socket: DgSocket | null = null
@@ -213,7 +213,7 @@ class DeepgramLiveStream implements SttStream {
     if (this.state === 'ended' || !isResults(m)) return
     if (m.is_final && (m.from_finalize || m.speech_final)) clearTimeout(this.finalTimer)
     const event = resultsToEvent(m)
-    if (event) this.queue.push(event)
+    if (event) this.queue.offer(event)
   }
 
   private onClose(code: number, reason: string, error: string | null): void {
@@ -253,8 +253,8 @@ class DeepgramLiveStream implements SttStream {
     clearTimeout(this.finalTimer)
     clearTimeout(this.closeTimer)
     this.pending = []
-    if (error && !aborted) this.queue.push({ type: 'error', error })
-    this.queue.end()
+    if (error && !aborted) this.queue.offer({ type: 'error', error })
+    this.queue.close()
     try {
       this.socket?.close()
     } catch {

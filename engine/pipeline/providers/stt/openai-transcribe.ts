@@ -11,7 +11,7 @@ import type OpenAI from 'openai'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
 import { destinationRefusal } from '../../../../core/index.js'
-import { SttEventQueue } from './event-queue.js'
+import { sttEventChannel } from './event-queue.js'
 import { SttError, scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
 
 export interface OpenAiTranscribeOptions {
@@ -95,7 +95,7 @@ export class OpenAiTranscribeStt implements SttProvider {
 }
 
 class TranscribeStream implements SttStream {
-  private readonly queue = new SttEventQueue()
+  private readonly queue = sttEventChannel()
   readonly events: AsyncIterable<SttEvent> = this.queue
   private frames: Int16Array[] = []
   private samples = 0
@@ -171,7 +171,7 @@ class TranscribeStream implements SttStream {
       try {
         const text = seg.pcm.length < MIN_SEGMENT_SAMPLES ? '' : await this.provider.transcribe(seg.pcm, this.o.language, this.ac.signal)
         // The stream may have ended (abort, close) while the request was in flight.
-        if (!this.ended) this.queue.push({ type: 'final', text, start_ms: Math.round(seg.startMs), end_ms: Math.round(end_ms), speech_final: seg.speechFinal })
+        if (!this.ended) this.queue.offer({ type: 'final', text, start_ms: Math.round(seg.startMs), end_ms: Math.round(end_ms), speech_final: seg.speechFinal })
       } catch (err) {
         this.end(err instanceof SttError ? err : new SttError('stt_failed', 'transcription failed', { retryable: true }))
       }
@@ -187,8 +187,8 @@ class TranscribeStream implements SttStream {
     this.cut.length = 0
     this.frames = []
     this.ac.abort()
-    if (error && !this.o.signal.aborted) this.queue.push({ type: 'error', error })
-    this.queue.end()
+    if (error && !this.o.signal.aborted) this.queue.offer({ type: 'error', error })
+    this.queue.close()
     this.resolveDone()
   }
 }
