@@ -1,4 +1,4 @@
-import { fold } from '../../engine/graph-runtime/index.js'
+import { fold } from '../../engine/text/index.js'
 
 /**
  * Text handling shared by indexing and querying, so both sides agree on every term.

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { findProvider, type ServiceType } from '../pipeline/providers/catalog.js'
+import { findProvider, type ServiceType } from '../catalog/index.js'
 
 /** Words that acknowledge without taking the turn; they do not interrupt the agent by default. */
 export const DEFAULT_BACKCHANNELS = [

@@ -3,20 +3,9 @@
  * transcript), in English and Turkish. Returns null when the utterance does not hold a value of
  * the type; the runtime then reprompts (or asks the LLM, when one is configured).
  */
+import { fold } from '../text/index.js'
 
 export type CollectType = 'number' | 'date' | 'yes_no' | 'choice' | 'email' | 'phone' | 'text'
-
-/** Lower-cases with Turkish rules and folds diacritics, so "EVET", "Evet" and "evet" match. */
-export function fold(s: string): string {
-  return s
-    .toLocaleLowerCase('tr')
-    .replace(/ı/g, 'i')
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\p{L}\p{N}@.+\-/\s]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-}
 
 const YES = [
   'yes',

@@ -17,7 +17,7 @@ export { checkExpression, OPERATORS } from './expressions.js'
 export { checkTemplate, renderTemplate } from './templates.js'
 export { AgentConfig, DEFAULT_CONFIG, DEFAULT_BACKCHANNELS } from './config.js'
 export { GraphRuntime, initialState, RuntimeError, discardTurn, type RuntimeState } from './runtime.js'
-export { extractValue, fold, type CollectType } from './extract.js'
+export { extractValue, type CollectType } from './extract.js'
 export type {
   RuntimeIO,
   RuntimeEvent,

@@ -1,4 +1,4 @@
-import { fold } from '../graph-runtime/index.js'
+import { fold } from '../text/index.js'
 
 /**
  * Short acknowledgements a listener makes without taking the turn. They do not interrupt the

@@ -1,4 +1,4 @@
-import { fold } from '../graph-runtime/index.js'
+import { fold } from '../text/index.js'
 
 /**
  * How the words so far suggest the user is done. Checked in this order (first match wins):

@@ -1,4 +1,4 @@
-import { fold } from '../../graph-runtime/index.js'
+import { fold } from '../../text/index.js'
 import { ABBREVIATIONS } from './abbreviations.js'
 
 /**

@@ -1,12 +1,7 @@
 import t from 'tap'
-import { extractValue, fold } from '../../../engine/graph-runtime/extract.js'
+import { extractValue } from '../../../engine/graph-runtime/extract.js'
 
 const today = new Date('2026-11-22T10:00:00Z')
-
-t.test('fold lower-cases with Turkish rules and drops diacritics', async (t) => {
-  t.equal(fold('EVET, Çok İyi!'), 'evet cok iyi')
-  t.equal(fold('IŞIK'), 'isik', 'dotless ı folds to i')
-})
 
 t.test('numbers: digits in English and Turkish notation, and spelled out', async (t) => {
   const cases: [string, number | null][] = [

@@ -1,7 +1,9 @@
 /**
- * The static provider catalog: what each stage can use, offline. GET /providers and the
- * resources call fall back to it; agent configs are validated against it. `models`/`voices`
- * null means open-ended (any name the provider accepts, e.g. models of an OpenAI-compatible server).
+ * The static provider catalog: what each stage (speech-to-text, LLM, text-to-speech) can use,
+ * known offline. Agent configs are validated against it (engine/graph-runtime/config.ts), and it
+ * lists what the provider adapters under engine/pipeline/providers implement, so it stands below
+ * both. `models`/`voices` null means open-ended (any name the provider accepts, e.g. models of an
+ * OpenAI-compatible server).
  */
 export type ServiceType = 'stt' | 'llm' | 'tts'
 

@@ -1,0 +1,1 @@
+export { PROVIDERS, findProvider, type ProviderEntry, type ServiceType } from './providers.js'

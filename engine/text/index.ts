@@ -1,0 +1,1 @@
+export { fold } from './fold.js'
