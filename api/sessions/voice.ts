@@ -1,6 +1,6 @@
 import { FRAME_SAMPLES, SAMPLE_RATE, WavError, downmix, encodeWav, parseWav, pcmFromBytes, resample } from '../../engine/audio/index.js'
-import { SttError, type SttProvider } from '../../engine/pipeline/providers/stt/index.js'
-import { TtsError, type TtsProvider } from '../../engine/pipeline/providers/tts/index.js'
+import { isProviderError, type SttProvider } from '../../engine/pipeline/providers/stt/index.js'
+import type { TtsProvider } from '../../engine/pipeline/providers/tts/index.js'
 import { ApiError } from '../http/errors.js'
 import type { RawBody } from '../http/raw.js'
 import { ValidationError } from '../http/validation.js'
@@ -62,7 +62,7 @@ export const noSpeech = () => invalid('no_speech', 'No speech was recognized in 
  * The words in `pcm`, as one utterance: every frame pushed, endUtterance, then the finals joined.
  * A batch recognizer is closed at once (close() finalizes what it holds); a streaming one is closed
  * once its first speech_final arrives (Deepgram's answer to Finalize, or an endpoint), and its
- * CloseStream flushes whatever else it still holds. Throws the stream's SttError.
+ * CloseStream flushes whatever else it still holds. Throws the stream's `stt` ProviderError.
  */
 export async function transcribe(stt: SttProvider, pcm: Int16Array, language: string, signal: AbortSignal): Promise<string> {
   const stream = stt.open({ language, signal, sampleRate: SAMPLE_RATE })
@@ -83,7 +83,7 @@ export async function transcribe(stt: SttProvider, pcm: Int16Array, language: st
   return finals.join(' ').replace(/\s+/g, ' ').trim()
 }
 
-/** Each line synthesized in turn and joined, as a 16 kHz mono WAV. Throws the provider's TtsError. */
+/** Each line synthesized in turn and joined, as a 16 kHz mono WAV. Throws the provider's `tts` ProviderError. */
 export async function synthesize(
   tts: TtsProvider,
   lines: readonly string[],
@@ -123,9 +123,6 @@ export function wavAudio(pcm: Int16Array) {
  * request). The provider's own text goes to the log only. Anything else is returned unchanged.
  */
 export function speechApiError(err: unknown): unknown {
-  if (err instanceof SttError || err instanceof TtsError) {
-    const unavailable = err.retryable || err.code === 'stt_timeout' || err.code === 'tts_timeout'
-    return new ApiError(unavailable ? 'service_unavailable' : 'upstream_error')
-  }
+  if (isProviderError(err, 'stt') || isProviderError(err, 'tts')) return new ApiError(err.status === 503 ? 'service_unavailable' : 'upstream_error')
   return err
 }

@@ -1,52 +1,11 @@
 /**
- * LLM provider failures as data: a stable code, the HTTP status the API should answer with
- * (502: the provider failed or refused us; 503: try again later), and whether retrying can help.
- * Messages name the provider's host and what went wrong, never the API key.
+ * What the OpenAI SDK or the event stream threw, as an `llm` ProviderError: a stable code, the HTTP
+ * status the API should answer with (502: the provider failed or refused us; 503: try again
+ * later), and whether retrying can help. Messages name the provider's host, never the API key.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { destinationRefusal } from '../../../../core/index.js'
-
-/** upstream_refused: the outbound guard refused an organization's base URL; nothing was sent. */
-export type LlmErrorCode = 'upstream_error' | 'upstream_timeout' | 'upstream_rate_limited' | 'upstream_auth' | 'upstream_bad_request' | 'upstream_refused'
-
-export interface LlmErrorDetails {
-  status: 502 | 503
-  retryable: boolean
-  /** The provider's HTTP status, when it answered with one. */
-  upstreamStatus?: number
-  /** How long the provider asked us to wait (Retry-After / retry-after-ms). */
-  retryAfterMs?: number
-  /** Requests made before giving up. */
-  readonly attempts: number
-}
-
-export class LlmError extends Error {
-  override readonly name = 'LlmError'
-  readonly category = 'llm' as const
-  readonly status: 502 | 503
-  readonly retryable: boolean
-  readonly upstreamStatus: number | undefined
-  readonly retryAfterMs: number | undefined
-  readonly attempts: number
-
-  constructor(
-    readonly code: LlmErrorCode,
-    message: string,
-    details: LlmErrorDetails,
-  ) {
-    super(message)
-    this.status = details.status
-    this.retryable = details.retryable
-    this.upstreamStatus = details.upstreamStatus
-    this.retryAfterMs = details.retryAfterMs
-    this.attempts = details.attempts
-  }
-
-  /** The graph runtime's error event for this failure. */
-  toEvent(): { kind: 'error'; code: LlmErrorCode; message: string; retryable: boolean } {
-    return { kind: 'error', code: this.code, message: this.message, retryable: this.retryable }
-  }
-}
+import { isProviderError, ProviderError } from '../errors.js'
 
 export interface ErrorContext {
   host: string
@@ -55,29 +14,39 @@ export interface ErrorContext {
   timeoutMs: number
 }
 
-/** Maps whatever the SDK or the stream threw to an LlmError. */
-export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
+/** Maps whatever the SDK or the stream threw to an `llm` ProviderError. */
+export function llmFailure(err: unknown, ctx: ErrorContext): ProviderError<'llm'> {
   const at = `The LLM provider at ${ctx.host}`
   const base = { attempts: ctx.attempt }
-  if (err instanceof LlmError) return err
+  if (isProviderError(err, 'llm')) return err
   const refusal = destinationRefusal(err)
   // Never retried: the destination stays refused, and the key must not be offered to it again.
-  if (refusal) return new LlmError('upstream_refused', `${at} is refused by the outbound guard: ${refusal.message}`, { ...base, status: 502, retryable: false })
+  if (refusal)
+    return new ProviderError('llm', 'upstream_refused', `${at} is refused by the outbound guard: ${refusal.message}`, {
+      ...base,
+      status: 502,
+      retryable: false,
+    })
   if (err instanceof APIConnectionTimeoutError) return timeoutError(ctx, 'first')
   if (err instanceof APIConnectionError) {
-    return new LlmError('upstream_error', `${at} could not be reached: ${scrub(causeText(err), ctx.apiKey)}`, { ...base, status: 502, retryable: true })
+    return new ProviderError('llm', 'upstream_error', `${at} could not be reached: ${scrub(causeText(err), ctx.apiKey)}`, {
+      ...base,
+      status: 502,
+      retryable: true,
+    })
   }
   if (err instanceof APIError) {
     const status = err.status as number | undefined
     const detail = scrub(upstreamMessage(err), ctx.apiKey)
     if (status === undefined) {
       // An error object sent inside the event stream.
-      return new LlmError('upstream_error', `${at} reported an error mid-stream: ${detail}`, { ...base, status: 502, retryable: true })
+      return new ProviderError('llm', 'upstream_error', `${at} reported an error mid-stream: ${detail}`, { ...base, status: 502, retryable: true })
     }
     const up = { ...base, upstreamStatus: status }
     if (status === 401 || status === 403) {
       // The provider's text may quote part of the key, so it is left out.
-      return new LlmError(
+      return new ProviderError(
+        'llm',
         'upstream_auth',
         `${at} refused the API key (HTTP ${status}); check the organization's openai credential or the platform's OpenAI key`,
         { ...up, status: 502, retryable: false },
@@ -87,7 +56,7 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
       const retryAfterMs = retryAfter(err.headers)
       // Billing exhaustion is also a 429 at OpenAI, and no amount of waiting fixes it.
       const quota = err.code === 'insufficient_quota'
-      return new LlmError('upstream_rate_limited', `${at} is rate limiting requests (HTTP 429): ${detail}`, {
+      return new ProviderError('llm', 'upstream_rate_limited', `${at} is rate limiting requests (HTTP 429): ${detail}`, {
         ...up,
         status: 503,
         retryable: !quota,
@@ -99,27 +68,32 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
       const overloaded = status === 503 || status === 529
       // An overloaded server may say when to come back, as a rate limiter does.
       const retryAfterMs = retryAfter(err.headers)
-      return new LlmError('upstream_error', `${at} failed (HTTP ${status}): ${detail}`, {
+      return new ProviderError('llm', 'upstream_error', `${at} failed (HTTP ${status}): ${detail}`, {
         ...up,
         status: overloaded ? 503 : 502,
         retryable: true,
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       })
     }
-    return new LlmError('upstream_bad_request', `${at} refused the request (HTTP ${status}): ${detail}`, { ...up, status: 502, retryable: false })
+    return new ProviderError('llm', 'upstream_bad_request', `${at} refused the request (HTTP ${status}): ${detail}`, { ...up, status: 502, retryable: false })
   }
   if (err instanceof SyntaxError) {
-    return new LlmError('upstream_error', `${at} sent a malformed event stream`, { ...base, status: 502, retryable: false })
+    return new ProviderError('llm', 'upstream_error', `${at} sent a malformed event stream`, { ...base, status: 502, retryable: false })
   }
   // undici's "terminated" and friends: the connection broke while the body was streaming.
   const text = err instanceof Error ? causeText(err) : String(err)
-  return new LlmError('upstream_error', `${at} broke off the response: ${scrub(text, ctx.apiKey)}`, { ...base, status: 502, retryable: true })
+  return new ProviderError('llm', 'upstream_error', `${at} broke off the response: ${scrub(text, ctx.apiKey)}`, { ...base, status: 502, retryable: true })
 }
 
-export function timeoutError(ctx: ErrorContext, phase: 'first' | 'idle', upstreamStatus?: number): LlmError {
+export function timeoutError(ctx: ErrorContext, phase: 'first' | 'idle', upstreamStatus?: number): ProviderError<'llm'> {
   const at = `The LLM provider at ${ctx.host}`
   const message = phase === 'first' ? `${at} sent no response within ${ctx.timeoutMs} ms` : `${at} stopped streaming for ${ctx.timeoutMs} ms`
-  return new LlmError('upstream_timeout', message, { status: 503, retryable: true, attempts: ctx.attempt, ...(upstreamStatus ? { upstreamStatus } : {}) })
+  return new ProviderError('llm', 'upstream_timeout', message, {
+    status: 503,
+    retryable: true,
+    attempts: ctx.attempt,
+    ...(upstreamStatus ? { upstreamStatus } : {}),
+  })
 }
 
 /** Retry-After as OpenAI sends it: `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */

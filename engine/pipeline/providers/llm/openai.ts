@@ -11,7 +11,8 @@ import { providerConnections, type ProviderConnections } from '../connections.js
 import type OpenAI from 'openai'
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { LlmChunk, LlmClient, LlmRequest } from '../../../graph-runtime/index.js'
-import { type LlmError, timeoutError, toLlmError, type ErrorContext } from './errors.js'
+import type { ProviderError } from '../errors.js'
+import { type ErrorContext, llmFailure, timeoutError } from './errors.js'
 import { ToolCallAssembler, toSdkMessages, toSdkTools } from './wire.js'
 
 export interface OpenAiLlmOptions {
@@ -47,7 +48,7 @@ export interface OpenAiLlmOptions {
    */
   connections?: ProviderConnections
   /** Told before each retry (for logs and metrics; the error's message never holds the key). */
-  onRetry?: (info: { attempt: number; delayMs: number; error: LlmError }) => void
+  onRetry?: (info: { attempt: number; delayMs: number; error: ProviderError<'llm'> }) => void
 }
 
 export const DEFAULT_OPENAI_LLM_OPTIONS = {
@@ -63,7 +64,7 @@ export const DEFAULT_OPENAI_LLM_OPTIONS = {
   maxTokensField: 'max_tokens',
 } as const satisfies Omit<OpenAiLlmOptions, 'apiKey'>
 
-type Attempt = { ok: true } | { ok: false; error: LlmError; produced: boolean }
+type Attempt = { ok: true } | { ok: false; error: ProviderError<'llm'>; produced: boolean }
 
 export class OpenAiLlm implements LlmClient {
   readonly options: Readonly<Omit<OpenAiLlmOptions, 'apiKey'>>
@@ -175,12 +176,12 @@ export class OpenAiLlm implements LlmClient {
       // The SDK ends the iteration quietly when its request is aborted.
       signal.throwIfAborted()
       if (watchdog.fired && !finished) return { ok: false, error: timeoutError(ctx(watchdog.fired), watchdog.fired), produced }
-      if (!finished) return { ok: false, error: toLlmError(new Error('the stream ended before the model finished'), ctx('first')), produced }
+      if (!finished) return { ok: false, error: llmFailure(new Error('the stream ended before the model finished'), ctx('first')), produced }
     } catch (err) {
       signal.throwIfAborted()
       // After the model finished, a lost usage chunk or [DONE] is not worth failing the turn for.
       if (!finished) {
-        const error = watchdog.fired ? timeoutError(ctx(watchdog.fired), watchdog.fired) : toLlmError(err, ctx('first'))
+        const error = watchdog.fired ? timeoutError(ctx(watchdog.fired), watchdog.fired) : llmFailure(err, ctx('first'))
         return { ok: false, error, produced }
       }
     } finally {

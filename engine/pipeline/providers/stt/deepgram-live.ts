@@ -11,7 +11,8 @@ import type { DestinationRefusedError } from '../../../../core/index.js'
 import { SAMPLE_RATE, pcmView } from '../../../audio/index.js'
 import { closeError, connectError, isResults, refusedError, resultsToEvent } from './deepgram-wire.js'
 import { sttEventChannel } from './event-queue.js'
-import { SttError, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
+import { ProviderError } from '../errors.js'
+import type { SttEvent, SttOpenOptions, SttProvider, SttStream } from './types.js'
 
 export interface DeepgramLiveOptions {
   apiKey: string
@@ -186,7 +187,7 @@ class DeepgramLiveStream implements SttStream {
       this.state = 'closing'
       this.send(() => this.socket!.sendCloseStream({ type: 'CloseStream' }))
       this.closeTimer = setTimeout(
-        () => this.end(new SttError('stt_timeout', `Deepgram at ${this.host} did not finish the stream in time`, { retryable: true })),
+        () => this.end(new ProviderError('stt', 'stt_timeout', `Deepgram at ${this.host} did not finish the stream in time`, { retryable: true })),
         this.o.finalTimeoutMs,
       )
     }
@@ -230,7 +231,9 @@ class DeepgramLiveStream implements SttStream {
     this.finalTimer = setTimeout(
       () =>
         this.end(
-          new SttError('stt_timeout', `Deepgram at ${this.host} sent no final within ${this.o.finalTimeoutMs} ms of the end of speech`, { retryable: true }),
+          new ProviderError('stt', 'stt_timeout', `Deepgram at ${this.host} sent no final within ${this.o.finalTimeoutMs} ms of the end of speech`, {
+            retryable: true,
+          }),
         ),
       this.o.finalTimeoutMs,
     )
@@ -246,7 +249,7 @@ class DeepgramLiveStream implements SttStream {
   }
 
   /** The one way out: error (if any) last, events end, timers and socket released. */
-  private end(error: SttError | null, aborted = false): void {
+  private end(error: ProviderError<'stt'> | null, aborted = false): void {
     if (this.state === 'ended') return
     this.state = 'ended'
     clearInterval(this.keepAlive)

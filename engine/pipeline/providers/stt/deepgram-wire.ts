@@ -1,8 +1,9 @@
 /**
- * Deepgram live (`/v1/listen`) messages to SttEvents, and its failures to SttErrors. Pure, so the
+ * Deepgram live (`/v1/listen`) messages to SttEvents, and its failures to `stt` ProviderErrors. Pure, so the
  * mapping is tested without a socket. Field names are Deepgram's (docs: "Live audio" → Results).
  */
-import { SttError, scrubSecret, type SttTranscript } from './types.js'
+import { ProviderError } from '../errors.js'
+import { scrubSecret, type SttTranscript } from './types.js'
 
 /** The parts of a `Results` message read here; the SDK types them as ListenV1Results. */
 export interface DeepgramResults {
@@ -43,26 +44,27 @@ const at = (host: string) => `Deepgram at ${host}`
  * the SDK reports its connect timer as "TIMEOUT".
  */
 /** The outbound guard refused the destination: nothing was sent, and trying again cannot help. */
-export function refusedError(refusal: Error, host: string): SttError {
-  return new SttError('stt_failed', `${at(host)} is refused by the outbound guard: ${refusal.message}`, { retryable: false })
+export function refusedError(refusal: Error, host: string): ProviderError<'stt'> {
+  return new ProviderError('stt', 'stt_failed', `${at(host)} is refused by the outbound guard: ${refusal.message}`, { retryable: false })
 }
 
-export function connectError(message: string, host: string, apiKey: string): SttError {
+export function connectError(message: string, host: string, apiKey: string): ProviderError<'stt'> {
   const status = /Unexpected server response: (\d{3})/.exec(message)?.[1]
   if (status) {
     const s = Number(status)
     if (s === 401 || s === 403) {
-      return new SttError('stt_auth', `${at(host)} refused the API key (HTTP ${s}); check the organization's deepgram credential`, {
+      return new ProviderError('stt', 'stt_auth', `${at(host)} refused the API key (HTTP ${s}); check the organization's deepgram credential`, {
         retryable: false,
         upstreamStatus: s,
       })
     }
-    if (s === 429 || s >= 500) return new SttError('stt_unavailable', `${at(host)} is unavailable (HTTP ${s})`, { retryable: true, upstreamStatus: s })
+    if (s === 429 || s >= 500)
+      return new ProviderError('stt', 'stt_unavailable', `${at(host)} is unavailable (HTTP ${s})`, { retryable: true, upstreamStatus: s })
     // 400: a query parameter it does not accept (model, language …); retrying the same will not help.
-    return new SttError('stt_failed', `${at(host)} refused the connection (HTTP ${s})`, { retryable: false, upstreamStatus: s })
+    return new ProviderError('stt', 'stt_failed', `${at(host)} refused the connection (HTTP ${s})`, { retryable: false, upstreamStatus: s })
   }
-  if (message === 'TIMEOUT') return new SttError('stt_timeout', `${at(host)} did not accept the connection in time`, { retryable: true })
-  return new SttError('stt_unavailable', `${at(host)} could not be reached: ${scrubSecret(message, apiKey)}`, { retryable: true })
+  if (message === 'TIMEOUT') return new ProviderError('stt', 'stt_timeout', `${at(host)} did not accept the connection in time`, { retryable: true })
+  return new ProviderError('stt', 'stt_unavailable', `${at(host)} could not be reached: ${scrubSecret(message, apiKey)}`, { retryable: true })
 }
 
 /**
@@ -70,11 +72,12 @@ export function connectError(message: string, host: string, apiKey: string): Stt
  * audio it cannot decode (DATA-0000), 1011 for its own failures and for no audio in 10 s (NET-0000,
  * NET-0001); 4001/4003 are used for credentials revoked or lacking permission mid-session.
  */
-export function closeError(code: number, reason: string, host: string, apiKey: string): SttError {
+export function closeError(code: number, reason: string, host: string, apiKey: string): ProviderError<'stt'> {
   const why = reason ? `: ${scrubSecret(reason, apiKey).slice(0, 200)}` : ''
   if (code === 4001 || code === 4003 || code === 4401 || code === 4403) {
-    return new SttError('stt_auth', `${at(host)} revoked the session (close ${code})${why}`, { retryable: false, upstreamStatus: code })
+    return new ProviderError('stt', 'stt_auth', `${at(host)} revoked the session (close ${code})${why}`, { retryable: false, upstreamStatus: code })
   }
-  if (code === 1008) return new SttError('stt_failed', `${at(host)} rejected the audio (close ${code})${why}`, { retryable: false, upstreamStatus: code })
-  return new SttError('stt_failed', `${at(host)} closed the stream (close ${code})${why}`, { retryable: true, upstreamStatus: code })
+  if (code === 1008)
+    return new ProviderError('stt', 'stt_failed', `${at(host)} rejected the audio (close ${code})${why}`, { retryable: false, upstreamStatus: code })
+  return new ProviderError('stt', 'stt_failed', `${at(host)} closed the stream (close ${code})${why}`, { retryable: true, upstreamStatus: code })
 }

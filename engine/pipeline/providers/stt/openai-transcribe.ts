@@ -12,7 +12,8 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 
 import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
 import { destinationRefusal } from '../../../../core/index.js'
 import { sttEventChannel } from './event-queue.js'
-import { SttError, scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
+import { isProviderError, ProviderError } from '../errors.js'
+import { scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
 
 export interface OpenAiTranscribeOptions {
   apiKey: string
@@ -77,7 +78,7 @@ export class OpenAiTranscribeStt implements SttProvider {
     return new TranscribeStream(this, o)
   }
 
-  /** One segment → its text; throws SttError. */
+  /** One segment → its text; throws an `stt` ProviderError. */
   async transcribe(pcm: Int16Array, language: string, signal: AbortSignal): Promise<string> {
     const file = await toFile(encodeWav(pcm, SAMPLE_RATE), 'utterance.wav', { type: 'audio/wav' })
     try {
@@ -89,7 +90,7 @@ export class OpenAiTranscribeStt implements SttProvider {
       )
       return (res.text ?? '').trim()
     } catch (err) {
-      throw toSttError(err, this.host, this.apiKey, this.options.timeoutMs)
+      throw transcriptionFailure(err, this.host, this.apiKey, this.options.timeoutMs)
     }
   }
 }
@@ -154,7 +155,7 @@ class TranscribeStream implements SttStream {
     this.frames = []
     this.samples = 0
     if (this.cut.length > this.provider.options.maxPendingSegments) {
-      return this.end(new SttError('stt_unavailable', `the transcription server is ${this.cut.length} utterances behind`, { retryable: true }))
+      return this.end(new ProviderError('stt', 'stt_unavailable', `the transcription server is ${this.cut.length} utterances behind`, { retryable: true }))
     }
     void this.work()
   }
@@ -173,7 +174,7 @@ class TranscribeStream implements SttStream {
         // The stream may have ended (abort, close) while the request was in flight.
         if (!this.ended) this.queue.offer({ type: 'final', text, start_ms: Math.round(seg.startMs), end_ms: Math.round(end_ms), speech_final: seg.speechFinal })
       } catch (err) {
-        this.end(err instanceof SttError ? err : new SttError('stt_failed', 'transcription failed', { retryable: true }))
+        this.end(isProviderError(err, 'stt') ? err : new ProviderError('stt', 'stt_failed', 'transcription failed', { retryable: true }))
       }
     }
     this.working = false
@@ -181,7 +182,7 @@ class TranscribeStream implements SttStream {
   }
 
   /** Error (if any) last, events end, the request in flight is aborted. An abort is not an error. */
-  private end(error: SttError | null): void {
+  private end(error: ProviderError<'stt'> | null): void {
     if (this.state === 'ended') return
     this.state = 'ended'
     this.cut.length = 0
@@ -193,27 +194,31 @@ class TranscribeStream implements SttStream {
   }
 }
 
-/** Maps what the SDK threw to an SttError; the key never reaches the message. */
-export function toSttError(err: unknown, host: string, apiKey: string, timeoutMs: number): SttError {
+/** Maps what the SDK threw to an `stt` ProviderError; the key never reaches the message. */
+export function transcriptionFailure(err: unknown, host: string, apiKey: string, timeoutMs: number): ProviderError<'stt'> {
   const at = `The transcription server at ${host}`
-  if (err instanceof SttError) return err
+  if (isProviderError(err, 'stt')) return err
   const refusal = destinationRefusal(err)
-  if (refusal) return new SttError('stt_failed', `${at} is refused by the outbound guard: ${refusal.message}`, { retryable: false })
-  if (err instanceof APIConnectionTimeoutError) return new SttError('stt_timeout', `${at} sent no answer within ${timeoutMs} ms`, { retryable: true })
-  if (err instanceof APIConnectionError) return new SttError('stt_unavailable', `${at} could not be reached`, { retryable: true })
+  if (refusal) return new ProviderError('stt', 'stt_failed', `${at} is refused by the outbound guard: ${refusal.message}`, { retryable: false })
+  if (err instanceof APIConnectionTimeoutError)
+    return new ProviderError('stt', 'stt_timeout', `${at} sent no answer within ${timeoutMs} ms`, { retryable: true })
+  if (err instanceof APIConnectionError) return new ProviderError('stt', 'stt_unavailable', `${at} could not be reached`, { retryable: true })
   if (err instanceof APIError && typeof err.status === 'number') {
     const s = err.status
     const body = err.error as { message?: unknown } | undefined
     const detail = scrubSecret(typeof body?.message === 'string' ? body.message : '', apiKey).slice(0, 300)
     if (s === 401 || s === 403)
-      return new SttError('stt_auth', `${at} refused the API key (HTTP ${s}); check the organization's openai credential`, {
+      return new ProviderError('stt', 'stt_auth', `${at} refused the API key (HTTP ${s}); check the organization's openai credential`, {
         retryable: false,
         upstreamStatus: s,
       })
-    if (s === 408) return new SttError('stt_timeout', `${at} timed out (HTTP 408)`, { retryable: true, upstreamStatus: s })
+    if (s === 408) return new ProviderError('stt', 'stt_timeout', `${at} timed out (HTTP 408)`, { retryable: true, upstreamStatus: s })
     if (s === 429 || s >= 500)
-      return new SttError('stt_unavailable', `${at} is unavailable (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: true, upstreamStatus: s })
-    return new SttError('stt_failed', `${at} refused the audio (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: false, upstreamStatus: s })
+      return new ProviderError('stt', 'stt_unavailable', `${at} is unavailable (HTTP ${s})${detail ? `: ${detail}` : ''}`, {
+        retryable: true,
+        upstreamStatus: s,
+      })
+    return new ProviderError('stt', 'stt_failed', `${at} refused the audio (HTTP ${s})${detail ? `: ${detail}` : ''}`, { retryable: false, upstreamStatus: s })
   }
-  return new SttError('stt_failed', `${at} broke off the answer`, { retryable: true })
+  return new ProviderError('stt', 'stt_failed', `${at} broke off the answer`, { retryable: true })
 }

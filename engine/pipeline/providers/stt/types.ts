@@ -2,8 +2,9 @@
  * Speech-to-text providers: one interface for streaming recognizers (Deepgram live: partials while
  * the user speaks, a final per endpoint) and for batch ones fed VAD-cut segments (OpenAI-compatible
  * transcription: one final per utterance). Audio is the engine's format (engine/audio/format.ts):
- * PCM16 mono 16 kHz Int16Array.
+ * PCM16 mono 16 kHz Int16Array. Failures arrive as `stt` ProviderErrors (../errors.ts).
  */
+import type { ProviderError } from '../errors.js'
 
 export interface SttOpenOptions {
   /** BCP-47 tag, e.g. `en`, `en-US`, `tr`. */
@@ -54,37 +55,7 @@ export type SttTranscript = {
   speech_final?: boolean
 }
 
-export type SttEvent = SttTranscript | { type: 'error'; error: SttError }
-
-/**
- * stt_unavailable: the provider could not be reached or is overloaded (retry or fail over);
- * stt_auth: the key was refused (retrying will not help); stt_timeout: nothing came back in time;
- * stt_failed: the provider broke off or refused the request.
- */
-export type SttErrorCode = 'stt_unavailable' | 'stt_failed' | 'stt_timeout' | 'stt_auth'
-
-export class SttError extends Error {
-  override readonly name = 'SttError'
-  readonly category = 'stt' as const
-  readonly retryable: boolean
-  /** The provider's HTTP status or WebSocket close code, when there was one. */
-  readonly upstreamStatus: number | undefined
-
-  constructor(
-    readonly code: SttErrorCode,
-    message: string,
-    details: { retryable: boolean; upstreamStatus?: number },
-  ) {
-    super(message)
-    this.retryable = details.retryable
-    this.upstreamStatus = details.upstreamStatus
-  }
-
-  /** The engine's error frame for this failure. */
-  toEvent(): { kind: 'error'; code: SttErrorCode; message: string; retryable: boolean } {
-    return { kind: 'error', code: this.code, message: this.message, retryable: this.retryable }
-  }
-}
+export type SttEvent = SttTranscript | { type: 'error'; error: ProviderError<'stt'> }
 
 /** Removes the key, and anything shaped like a secret key, from provider text before it reaches a message. */
 export function scrubSecret(text: string, apiKey: string): string {

@@ -11,7 +11,8 @@ import { DeepgramError, DeepgramTimeoutError, DefaultDeepgramClient } from '@dee
 import { SAMPLE_RATE } from '../../../audio/format.js'
 import { hostOf, refusedError, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder } from './pcm-stream.js'
-import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
+import { ProviderError } from '../errors.js'
+import { checkText, type SynthesizeOptions, type TtsProvider } from './types.js'
 
 export interface DeepgramAuraOptions {
   apiKey: string
@@ -89,10 +90,11 @@ export class DeepgramAuraTts implements TtsProvider {
     })
   }
 
-  private toError(err: unknown): TtsError {
+  private toError(err: unknown): ProviderError<'tts'> {
     const refused = refusedError(this.who, err)
     if (refused) return refused
-    if (err instanceof DeepgramTimeoutError) return new TtsError('tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, true)
+    if (err instanceof DeepgramTimeoutError)
+      return new ProviderError('tts', 'tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, { retryable: true })
     if (err instanceof DeepgramError && err.statusCode !== undefined) {
       // Deepgram's error body: { err_code, err_msg, request_id }.
       const body = err.body as { err_msg?: unknown; err_code?: unknown } | undefined
@@ -102,8 +104,13 @@ export class DeepgramAuraTts implements TtsProvider {
     if (err instanceof DeepgramError) {
       // No status: the request never got an answer (refused, reset, DNS).
       const cause = err.cause instanceof Error ? ` (${(err.cause as { code?: string }).code ?? err.cause.message})` : ''
-      return new TtsError('tts_unavailable', `${this.who} could not be reached: ${scrub(err.message + cause, this.apiKey)}`, true)
+      return new ProviderError('tts', 'tts_unavailable', `${this.who} could not be reached: ${scrub(err.message + cause, this.apiKey)}`, { retryable: true })
     }
-    return new TtsError('tts_failed', `${this.who} broke off the audio stream: ${scrub(err instanceof Error ? err.message : String(err), this.apiKey)}`, true)
+    return new ProviderError(
+      'tts',
+      'tts_failed',
+      `${this.who} broke off the audio stream: ${scrub(err instanceof Error ? err.message : String(err), this.apiKey)}`,
+      { retryable: true },
+    )
   }
 }

@@ -10,7 +10,8 @@ import { requirePositive } from '../client-checks.js'
 import { spawn } from 'node:child_process'
 import { EspeakVoices } from './espeak-voices.js'
 import { decodeSliced, wavDecoder } from './pcm-stream.js'
-import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
+import { ProviderError } from '../errors.js'
+import { checkText, type SynthesizeOptions, type TtsProvider } from './types.js'
 
 export interface EspeakOptions {
   /** Path or name of the espeak-ng executable. */
@@ -63,14 +64,14 @@ export class EspeakTts implements TtsProvider {
     }
     if (o.voice) {
       const v = o.voice.toLowerCase()
-      if (!installed.has(v)) throw new TtsError('tts_failed', `espeak-ng has no voice "${o.voice.slice(0, 40)}"`, false)
+      if (!installed.has(v)) throw new ProviderError('tts', 'tts_failed', `espeak-ng has no voice "${o.voice.slice(0, 40)}"`, { retryable: false })
       return v
     }
     if (o.language) {
       const tag = o.language.toLowerCase()
       const primary = tag.split('-')[0]!
       const v = [LANGUAGE_VOICES[tag], tag, LANGUAGE_VOICES[primary], primary].find((c) => c !== undefined && installed.has(c))
-      if (!v) throw new TtsError('tts_failed', `espeak-ng has no voice for language "${o.language.slice(0, 20)}"`, false)
+      if (!v) throw new ProviderError('tts', 'tts_failed', `espeak-ng has no voice for language "${o.language.slice(0, 20)}"`, { retryable: false })
       return v
     }
     return this.options.defaultVoice
@@ -120,16 +121,17 @@ export class EspeakTts implements TtsProvider {
       signal.throwIfAborted()
       if (timedOut) throw timeoutError(timedOut, this.options)
       if (error) throw spawnError(error)
-      if (code !== 0) throw new TtsError('tts_failed', `espeak-ng exited with status ${code}: ${stderr.trim() || 'no message'}`, false)
+      if (code !== 0)
+        throw new ProviderError('tts', 'tts_failed', `espeak-ng exited with status ${code}: ${stderr.trim() || 'no message'}`, { retryable: false })
       const tail = decoder.end()
       if (tail.length) yield tail
     } catch (err) {
       signal.throwIfAborted()
       if (timedOut) throw timeoutError(timedOut, this.options)
-      if (err instanceof TtsError) throw err
+      if (err instanceof ProviderError) throw err
       const { error } = await exitAfter(child, exited)
       if (error) throw spawnError(error)
-      throw new TtsError('tts_failed', `espeak-ng produced unreadable audio: ${(err as Error).message}`, false)
+      throw new ProviderError('tts', 'tts_failed', `espeak-ng produced unreadable audio: ${(err as Error).message}`, { retryable: false })
     } finally {
       clearTimeout(timer)
       signal.removeEventListener('abort', kill)
@@ -145,16 +147,16 @@ function exitAfter(child: ReturnType<typeof spawn>, exited: Promise<{ code: numb
   return exited
 }
 
-function spawnError(err: unknown): TtsError {
+function spawnError(err: unknown): ProviderError<'tts'> {
   const code = (err as { code?: unknown }).code
-  if (code === 'ENOENT') return new TtsError('tts_unavailable', MISSING, false)
-  if (code === 'EACCES') return new TtsError('tts_unavailable', 'espeak-ng is not executable (permission denied)', false)
-  if ((err as { killed?: boolean }).killed) return new TtsError('tts_timeout', 'espeak-ng did not list its voices in time', true)
-  return new TtsError('tts_unavailable', `espeak-ng could not be run: ${(err as Error).message ?? String(err)}`, true)
+  if (code === 'ENOENT') return new ProviderError('tts', 'tts_unavailable', MISSING, { retryable: false })
+  if (code === 'EACCES') return new ProviderError('tts', 'tts_unavailable', 'espeak-ng is not executable (permission denied)', { retryable: false })
+  if ((err as { killed?: boolean }).killed) return new ProviderError('tts', 'tts_timeout', 'espeak-ng did not list its voices in time', { retryable: true })
+  return new ProviderError('tts', 'tts_unavailable', `espeak-ng could not be run: ${(err as Error).message ?? String(err)}`, { retryable: true })
 }
 
-function timeoutError(phase: 'first' | 'idle', o: EspeakOptions): TtsError {
+function timeoutError(phase: 'first' | 'idle', o: EspeakOptions): ProviderError<'tts'> {
   return phase === 'first'
-    ? new TtsError('tts_timeout', `espeak-ng produced no audio within ${o.timeoutMs} ms`, true)
-    : new TtsError('tts_timeout', `espeak-ng stopped producing audio for ${o.idleTimeoutMs} ms`, true)
+    ? new ProviderError('tts', 'tts_timeout', `espeak-ng produced no audio within ${o.timeoutMs} ms`, { retryable: true })
+    : new ProviderError('tts', 'tts_timeout', `espeak-ng stopped producing audio for ${o.idleTimeoutMs} ms`, { retryable: true })
 }

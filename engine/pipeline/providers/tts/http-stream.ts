@@ -7,7 +7,7 @@ import { destinationRefusal } from '../../../../core/index.js'
  * the stream whatever ended the iteration.
  */
 import { decodeSliced, type AudioDecoder } from './pcm-stream.js'
-import { TtsError } from './types.js'
+import { ProviderError } from '../errors.js'
 
 export interface HttpAudioOptions {
   signal: AbortSignal
@@ -17,8 +17,8 @@ export interface HttpAudioOptions {
   idleTimeoutMs: number
   /** "The OpenAI speech provider at api.openai.com": the start of every message. */
   who: string
-  /** Maps what the SDK threw (status, connection) to a TtsError. */
-  toError(err: unknown): TtsError
+  /** Maps what the SDK threw (status, connection) to a `tts` ProviderError. */
+  toError(err: unknown): ProviderError<'tts'>
 }
 
 export async function* streamHttpAudio(
@@ -42,7 +42,7 @@ export async function* streamHttpAudio(
   try {
     arm('first', o.timeoutMs)
     const body = await open(ac.signal)
-    if (!body) throw new TtsError('tts_failed', `${o.who} answered without an audio body`, true)
+    if (!body) throw new ProviderError('tts', 'tts_failed', `${o.who} answered without an audio body`, { retryable: true })
     const reader = body.getReader()
     for (;;) {
       const { done, value } = await reader.read()
@@ -57,10 +57,10 @@ export async function* streamHttpAudio(
     if (tail.length) yield tail
   } catch (err) {
     o.signal.throwIfAborted()
-    if (fired === 'first') throw new TtsError('tts_timeout', `${o.who} sent no audio within ${o.timeoutMs} ms`, true)
-    if (fired === 'idle') throw new TtsError('tts_timeout', `${o.who} stopped streaming audio for ${o.idleTimeoutMs} ms`, true)
-    if (err instanceof TtsError) throw err
-    if (err instanceof RangeError) throw new TtsError('tts_failed', `${o.who} sent audio we cannot read: ${err.message}`, false)
+    if (fired === 'first') throw new ProviderError('tts', 'tts_timeout', `${o.who} sent no audio within ${o.timeoutMs} ms`, { retryable: true })
+    if (fired === 'idle') throw new ProviderError('tts', 'tts_timeout', `${o.who} stopped streaming audio for ${o.idleTimeoutMs} ms`, { retryable: true })
+    if (err instanceof ProviderError) throw err
+    if (err instanceof RangeError) throw new ProviderError('tts', 'tts_failed', `${o.who} sent audio we cannot read: ${err.message}`, { retryable: false })
     throw o.toError(err)
   } finally {
     clearTimeout(timer)
@@ -77,21 +77,25 @@ export function scrub(text: string, apiKey: string): string {
 }
 
 /** The status classes every HTTP TTS provider shares; `detail` is the provider's own (scrubbed) words. */
-export function statusError(who: string, status: number, detail: string, quotaExhausted = false): TtsError {
+export function statusError(who: string, status: number, detail: string, quotaExhausted = false): ProviderError<'tts'> {
   if (status === 401 || status === 403) {
     // The provider's text may quote part of the key, so it is left out.
-    return new TtsError('tts_failed', `${who} refused the API key (HTTP ${status})`, false, status)
+    return new ProviderError('tts', 'tts_failed', `${who} refused the API key (HTTP ${status})`, { retryable: false, upstreamStatus: status })
   }
-  if (status === 408) return new TtsError('tts_timeout', `${who} timed out the request (HTTP 408)`, true, status)
-  if (status === 429) return new TtsError('tts_failed', `${who} is rate limiting requests (HTTP 429): ${detail}`, !quotaExhausted, status)
-  if (status >= 500) return new TtsError('tts_failed', `${who} failed (HTTP ${status}): ${detail}`, true, status)
-  return new TtsError('tts_failed', `${who} refused the request (HTTP ${status}): ${detail}`, false, status)
+  if (status === 408) return new ProviderError('tts', 'tts_timeout', `${who} timed out the request (HTTP 408)`, { retryable: true, upstreamStatus: status })
+  if (status === 429)
+    return new ProviderError('tts', 'tts_failed', `${who} is rate limiting requests (HTTP 429): ${detail}`, {
+      retryable: !quotaExhausted,
+      upstreamStatus: status,
+    })
+  if (status >= 500) return new ProviderError('tts', 'tts_failed', `${who} failed (HTTP ${status}): ${detail}`, { retryable: true, upstreamStatus: status })
+  return new ProviderError('tts', 'tts_failed', `${who} refused the request (HTTP ${status}): ${detail}`, { retryable: false, upstreamStatus: status })
 }
 
 /** The outbound guard refused an organization's base URL: nothing was sent, and retrying cannot help. */
-export function refusedError(who: string, err: unknown): TtsError | null {
+export function refusedError(who: string, err: unknown): ProviderError<'tts'> | null {
   const refusal = destinationRefusal(err)
-  return refusal && new TtsError('tts_failed', `${who} is refused by the outbound guard: ${refusal.message}`, false)
+  return refusal && new ProviderError('tts', 'tts_failed', `${who} is refused by the outbound guard: ${refusal.message}`, { retryable: false })
 }
 
 /** Validates a base URL up front, as constructors do, and returns its host for messages. */

@@ -1,4 +1,5 @@
-export { TtsError, checkText, type TtsErrorCode, type TtsProvider, type SynthesizeOptions } from './types.js'
+export { checkText, type TtsProvider, type SynthesizeOptions } from './types.js'
+export { ProviderError, isProviderError, type ProviderCategory, type ProviderErrorCode, type ProviderErrorDetails } from '../errors.js'
 export { EspeakTts, DEFAULT_ESPEAK_OPTIONS, type EspeakOptions } from './espeak.js'
 export { OpenAiSpeechTts, DEFAULT_OPENAI_SPEECH_OPTIONS, type OpenAiSpeechOptions } from './openai-speech.js'
 export { DeepgramAuraTts, DEFAULT_DEEPGRAM_AURA_OPTIONS, type DeepgramAuraOptions } from './deepgram-aura.js'

@@ -11,7 +11,8 @@ import type OpenAI from 'openai'
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { hostOf, refusedError, scrub, statusError, streamHttpAudio } from './http-stream.js'
 import { pcmDecoder, wavDecoder } from './pcm-stream.js'
-import { checkText, TtsError, type SynthesizeOptions, type TtsProvider } from './types.js'
+import { ProviderError } from '../errors.js'
+import { checkText, type SynthesizeOptions, type TtsProvider } from './types.js'
 
 export interface OpenAiSpeechOptions {
   apiKey: string
@@ -89,12 +90,13 @@ export class OpenAiSpeechTts implements TtsProvider {
     })
   }
 
-  private toError(err: unknown): TtsError {
+  private toError(err: unknown): ProviderError<'tts'> {
     const refused = refusedError(this.who, err)
     if (refused) return refused
-    if (err instanceof APIConnectionTimeoutError) return new TtsError('tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, true)
+    if (err instanceof APIConnectionTimeoutError)
+      return new ProviderError('tts', 'tts_timeout', `${this.who} sent no response within ${this.options.timeoutMs} ms`, { retryable: true })
     if (err instanceof APIConnectionError)
-      return new TtsError('tts_unavailable', `${this.who} could not be reached: ${scrub(causeText(err), this.apiKey)}`, true)
+      return new ProviderError('tts', 'tts_unavailable', `${this.who} could not be reached: ${scrub(causeText(err), this.apiKey)}`, { retryable: true })
     if (err instanceof APIError && typeof err.status === 'number') {
       const body = err.error as { message?: unknown } | undefined
       const detail = scrub(typeof body?.message === 'string' ? body.message : err.message.replace(/^\d{3} /, ''), this.apiKey)
@@ -102,10 +104,11 @@ export class OpenAiSpeechTts implements TtsProvider {
       return statusError(this.who, err.status, detail, err.code === 'insufficient_quota')
     }
     // undici's "terminated": the connection broke while the body was streaming.
-    return new TtsError(
+    return new ProviderError(
+      'tts',
       'tts_failed',
       `${this.who} broke off the audio stream: ${scrub(err instanceof Error ? causeText(err) : String(err), this.apiKey)}`,
-      true,
+      { retryable: true },
     )
   }
 }

@@ -2,8 +2,11 @@
  * The TTS stage's contract. A provider turns one piece of text into audio in the engine's format
  * (engine/audio/format.ts: PCM16 mono 16 kHz) and yields it as it arrives, so playout can start on
  * the first chunk instead of the whole clip. Barge-in is the `signal`: on abort a provider stops its
- * work (process, HTTP stream) and its iterator rejects with `signal.reason`.
+ * work (process, HTTP stream) and its iterator rejects with `signal.reason`. Provider failures
+ * reject with a `tts` ProviderError (../errors.ts).
  */
+import { ProviderError } from '../errors.js'
+
 export interface SynthesizeOptions {
   /** A provider-specific voice; when absent the provider picks one for `language`, else its default. */
   voice?: string
@@ -21,37 +24,16 @@ export interface TtsProvider {
   prewarm?(): void
 }
 
-/**
- * tts_unavailable: the provider cannot be reached or run (binary missing, connection refused);
- * tts_failed: it answered with a failure or the request is invalid (bad voice, too long, 4xx/5xx);
- * tts_timeout: nothing (or nothing more) arrived in time.
- */
-export type TtsErrorCode = 'tts_unavailable' | 'tts_failed' | 'tts_timeout'
-
-export class TtsError extends Error {
-  override readonly name = 'TtsError'
-  readonly category = 'tts' as const
-
-  constructor(
-    readonly code: TtsErrorCode,
-    message: string,
-    /** Whether the same request may succeed if tried again (or on another provider). */
-    readonly retryable: boolean,
-    /** The provider's HTTP status, when it answered with one. */
-    readonly upstreamStatus?: number,
-  ) {
-    super(message)
-  }
-
-  /** The engine's error frame payload for this failure (errors travel as frames, not throws). */
-  toEvent(): { kind: 'error'; code: TtsErrorCode; message: string; retryable: boolean } {
-    return { kind: 'error', code: this.code, message: this.message, retryable: this.retryable }
-  }
-}
-
 /** Shared input rule: providers refuse text over their limit rather than truncate what is said. */
 export function checkText(provider: string, text: string, maxChars: number): void {
   if (text.length > maxChars) {
-    throw new TtsError('tts_failed', `${provider}: text of ${text.length} characters exceeds the ${maxChars}-character limit; split it into sentences`, false)
+    throw new ProviderError(
+      'tts',
+      'tts_failed',
+      `${provider}: text of ${text.length} characters exceeds the ${maxChars}-character limit; split it into sentences`,
+      {
+        retryable: false,
+      },
+    )
   }
 }

@@ -4,9 +4,9 @@ import { startDeepgramStandIn } from '../../../../bench/stand-ins/deepgram-serve
 import { startOpenAiStandIn } from '../../../../bench/stand-ins/openai-server.js'
 import { allowList, type GuardOptions, type ResolveHost } from '../../../../core/index.js'
 import { ProviderConnections } from '../../../../engine/pipeline/providers/connections.js'
-import { LlmError, OpenAiLlm } from '../../../../engine/pipeline/providers/llm/index.js'
+import { OpenAiLlm, ProviderError } from '../../../../engine/pipeline/providers/llm/index.js'
 import { DeepgramLiveStt, OpenAiTranscribeStt, type SttEvent } from '../../../../engine/pipeline/providers/stt/index.js'
-import { OpenAiSpeechTts, TtsError } from '../../../../engine/pipeline/providers/tts/index.js'
+import { OpenAiSpeechTts } from '../../../../engine/pipeline/providers/tts/index.js'
 import { KEY, never, request, settle } from './llm/fixture.js'
 
 // The connect-time half of the outbound guard: a pool built with a guard (an organization's
@@ -51,7 +51,7 @@ t.test('the LLM refuses loopback in every spelling, IPv6 and a name resolving to
     const llm = new OpenAiLlm({ apiKey: KEY, baseURL: `http://${host}:${target.port}/v1`, connections, maxRetries: 2, onRetry: (r) => retries.push(r) })
     const { chunks, error } = await settle(llm.stream(request(), never()))
     t.same(chunks, [], host)
-    t.ok(error instanceof LlmError, `${host}: an LlmError`)
+    t.ok(error instanceof ProviderError, `${host}: a ProviderError`)
     t.match(error, { code: 'upstream_refused', status: 502, retryable: false, attempts: 1, message: /refused by the outbound guard.*loopback/ }, host)
     t.notMatch((error as Error).message, KEY, `${host}: the key is not in the message`)
     t.same(retries, [], `${host}: not retried`)
@@ -123,7 +123,7 @@ t.test('speech and transcription requests are refused the same way, without a co
   } catch (err) {
     ttsError = err
   }
-  t.ok(ttsError instanceof TtsError)
+  t.ok(ttsError instanceof ProviderError)
   t.match(ttsError, { code: 'tts_failed', retryable: false, message: /refused by the outbound guard.*loopback/ })
 
   const stt = new OpenAiTranscribeStt({ apiKey: KEY, baseURL: 'http://speech.rebind.test/v1', connections })

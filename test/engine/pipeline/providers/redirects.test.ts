@@ -44,7 +44,7 @@ t.test('the speech provider does not follow a redirect either', async (t) => {
     () => null,
     (e: unknown) => e,
   )
-  t.match(error, { name: 'TtsError' })
+  t.match(error, { name: 'ProviderError', category: 'tts' })
   t.equal(hop.hits(), 1)
   t.equal(real.requests.length, 0)
 })

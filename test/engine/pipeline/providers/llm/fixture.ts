@@ -2,14 +2,14 @@
 import type { Test } from 'tap'
 import { startOpenAiStandIn, type OpenAiStandIn, type OpenAiStandInOptions } from '../../../../../bench/stand-ins/openai-server.js'
 import type { LlmChunk, LlmRequest } from '../../../../../engine/graph-runtime/index.js'
-import { OpenAiLlm, type LlmError, type OpenAiLlmOptions } from '../../../../../engine/pipeline/providers/llm/index.js'
+import { OpenAiLlm, type OpenAiLlmOptions, type ProviderError } from '../../../../../engine/pipeline/providers/llm/index.js'
 
 export const KEY = 'sk-ozan-test-Zq81-secret-7731'
 
 export async function setup(t: Test, llm: Partial<OpenAiLlmOptions> = {}, standIn: Partial<OpenAiStandInOptions> = {}) {
   const server: OpenAiStandIn = await startOpenAiStandIn({ apiKey: KEY, ...standIn })
   t.teardown(() => server.close())
-  const retries: { attempt: number; delayMs: number; error: LlmError }[] = []
+  const retries: { attempt: number; delayMs: number; error: ProviderError<'llm'> }[] = []
   const client = new OpenAiLlm({ apiKey: KEY, baseURL: server.url, timeoutMs: 2000, idleTimeoutMs: 2000, onRetry: (r) => retries.push(r), ...llm })
   return { server, llm: client, retries }
 }

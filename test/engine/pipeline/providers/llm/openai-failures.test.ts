@@ -1,6 +1,6 @@
 import t from 'tap'
 import { startOpenAiStandIn } from '../../../../../bench/stand-ins/openai-server.js'
-import { LlmError, OpenAiLlm } from '../../../../../engine/pipeline/providers/llm/index.js'
+import { OpenAiLlm, ProviderError } from '../../../../../engine/pipeline/providers/llm/index.js'
 import { KEY, never, request, settle, setup, texts } from './fixture.js'
 
 t.test('a 429 is retried after the Retry-After the provider asked for, then succeeds', async (t) => {
@@ -26,7 +26,16 @@ t.test('a Retry-After beyond the cap fails at once as upstream_rate_limited', as
   const { server, llm } = await setup(t, { maxRetryAfterMs: 5000 })
   server.fail({ kind: 'status', status: 429, retryAfterS: 30 })
   const { error } = await settle(llm.stream(request(), never()))
-  t.match(error, { name: 'LlmError', code: 'upstream_rate_limited', status: 503, retryable: true, retryAfterMs: 30_000, upstreamStatus: 429, attempts: 1 })
+  t.match(error, {
+    name: 'ProviderError',
+    category: 'llm',
+    code: 'upstream_rate_limited',
+    status: 503,
+    retryable: true,
+    retryAfterMs: 30_000,
+    upstreamStatus: 429,
+    attempts: 1,
+  })
   t.equal(server.requests.length, 1)
 })
 
@@ -73,7 +82,7 @@ t.test('no retry once text was yielded: a mid-stream reset fails after exactly o
     })(),
   )
   t.same(texts(chunks), ['You ', 'said: ', 'one '], 'what arrived before the reset was yielded')
-  t.ok(error instanceof LlmError)
+  t.ok(error instanceof ProviderError)
   t.match(error, { code: 'upstream_error', status: 502, attempts: 1 })
   t.equal(server.requests.length, 1)
   t.same(retries, [])
@@ -151,7 +160,7 @@ t.test('aborting mid-stream rejects with the abort and closes the connection at 
       }
     })(),
   )
-  t.equal(error, ac.signal.reason, 'the abort reason itself, not an LlmError')
+  t.equal(error, ac.signal.reason, 'the abort reason itself, not a ProviderError')
   t.equal((error as Error).name, 'AbortError')
   t.same(seen, ['a ', 'b '])
   t.equal(await server.requests[0]!.ended, 'client_closed', 'the stand-in saw the connection close')

@@ -37,7 +37,16 @@ t.test('a 503 asking for more than maxRetryAfterMs fails at once, carrying the w
   server.fail({ kind: 'status', status: 503, retryAfterS: 120 })
   const started = performance.now()
   const { error } = await settle(llm.stream(request(), never()))
-  t.match(error, { name: 'LlmError', code: 'upstream_error', status: 503, retryable: true, upstreamStatus: 503, retryAfterMs: 120_000, attempts: 1 })
+  t.match(error, {
+    name: 'ProviderError',
+    category: 'llm',
+    code: 'upstream_error',
+    status: 503,
+    retryable: true,
+    upstreamStatus: 503,
+    retryAfterMs: 120_000,
+    attempts: 1,
+  })
   t.ok(performance.now() - started < 1000, 'no waiting')
   t.equal(server.requests.length, 1)
   t.same(retries, [])

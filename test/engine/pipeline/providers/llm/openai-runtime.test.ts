@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { z } from 'zod'
 import { AgentConfig, Definition, GraphRuntime, initialState, type RuntimeEvent, type ToolRunner } from '../../../../../engine/graph-runtime/index.js'
-import { LlmError, type OpenAiLlm } from '../../../../../engine/pipeline/providers/llm/index.js'
+import { type OpenAiLlm, ProviderError } from '../../../../../engine/pipeline/providers/llm/index.js'
 import { setup } from './fixture.js'
 
 // The graph runtime driven by the real provider, over real HTTP, against the stand-in.
@@ -145,13 +145,12 @@ t.test('barge-in: aborting the turn stops the HTTP stream and restores the state
   t.same(rt.state.history, [...before.history, { role: 'user', text: 'order 7' }])
 })
 
-t.test('an upstream failure leaves the turn as a typed LlmError', async (t) => {
+t.test('an upstream failure leaves the turn as a typed llm ProviderError', async (t) => {
   const { server, llm } = await setup(t, { maxRetries: 0 })
   server.fail({ kind: 'status', status: 503 })
   const rt = runtime(llm)
   await collect(rt.start(signal()))
   const failed = await collect(rt.turn('hello', signal())).catch((e: unknown) => e)
-  t.ok(failed instanceof LlmError)
-  t.match(failed, { code: 'upstream_error', status: 503, retryable: true })
-  t.match((failed as LlmError).toEvent(), { kind: 'error', code: 'upstream_error', retryable: true })
+  t.ok(failed instanceof ProviderError)
+  t.match(failed, { category: 'llm', code: 'upstream_error', status: 503, retryable: true })
 })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { APIConnectionTimeoutError, APIError } from 'openai'
-import { LlmError, retryAfter, toSdkMessages, toSdkTools, ToolCallAssembler } from '../../../../../engine/pipeline/providers/llm/index.js'
-import { toLlmError } from '../../../../../engine/pipeline/providers/llm/errors.js'
+import { ProviderError, retryAfter, toSdkMessages, toSdkTools, ToolCallAssembler } from '../../../../../engine/pipeline/providers/llm/index.js'
+import { llmFailure } from '../../../../../engine/pipeline/providers/llm/errors.js'
 
 t.test('tool-call fragments are joined by index; ids and names are taken whole, not concatenated', async (t) => {
   const a = new ToolCallAssembler()
@@ -89,8 +89,8 @@ t.test('SDK errors map to codes, statuses and retryability', async (t) => {
     [new SyntaxError('Unexpected token'), { code: 'upstream_error', retryable: false, message: /malformed/ }],
   ]
   for (const [err, expected] of cases) {
-    const mapped = toLlmError(err, ctx)
-    t.ok(mapped instanceof LlmError)
+    const mapped = llmFailure(err, ctx)
+    t.ok(mapped instanceof ProviderError)
     t.match(mapped, { attempts: 2, ...expected })
     t.notMatch(mapped.message, 'abcdef123456', 'the key never shows')
   }
@@ -98,7 +98,7 @@ t.test('SDK errors map to codes, statuses and retryability', async (t) => {
 
 t.test('provider text that quotes the key is scrubbed', async (t) => {
   const err = APIError.generate(400, { error: { message: 'Bad key sk-live-abcdef123456 and masked sk-li****3456 here' } }, undefined, new Headers())
-  const mapped = toLlmError(err, ctx)
+  const mapped = llmFailure(err, ctx)
   t.equal(mapped.message, 'The LLM provider at llm.example:443 refused the request (HTTP 400): Bad key [redacted] and masked [redacted] here')
 })
 

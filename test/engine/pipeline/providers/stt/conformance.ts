@@ -4,7 +4,7 @@
  * 20 ms frames. One test file per provider calls sttConformance with a harness.
  */
 import type { Test } from 'tap'
-import type { SttErrorCode, SttEvent, SttProvider, SttStream } from '../../../../../engine/pipeline/providers/stt/index.js'
+import type { ProviderErrorCode, SttEvent, SttProvider, SttStream } from '../../../../../engine/pipeline/providers/stt/index.js'
 import { concat, silence, skipWithoutEspeak, speak, stream } from './audio-fixture.js'
 
 export interface SttHarness {
@@ -17,7 +17,7 @@ export interface SttHarness {
   /** The next stream (or request) is accepted and never answered. */
   hangNext(): void
   /** What a mid-stream failure may be reported as. */
-  midStreamCodes: SttErrorCode[]
+  midStreamCodes: ProviderErrorCode<'stt'>[]
   /** How much faster than real time audio is fed (each harness says why it may). */
   speed: number
   /** The key, to check that no message leaks it. */

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { TtsCache } from '../../../../../engine/pipeline/providers/tts/cache.js'
-import { TtsError, type SynthesizeOptions, type TtsProvider } from '../../../../../engine/pipeline/providers/tts/types.js'
+import { ProviderError } from '../../../../../engine/pipeline/providers/errors.js'
+import type { SynthesizeOptions, TtsProvider } from '../../../../../engine/pipeline/providers/tts/types.js'
 import { collect, live } from './helpers.js'
 
 /** A provider whose clips are `chunks` chunks of `samples` samples, each gated by a promise the test opens. */
@@ -20,7 +21,7 @@ class FakeTts implements TtsProvider {
     for (let i = 0; i < this.chunks; i++) {
       await this.gate
       o.signal.throwIfAborted()
-      if (i >= this.failAfter) throw new TtsError('tts_failed', 'boom', true)
+      if (i >= this.failAfter) throw new ProviderError('tts', 'tts_failed', 'boom', { retryable: true })
       yield new Int16Array(this.samples).fill(text.length + i)
     }
   }

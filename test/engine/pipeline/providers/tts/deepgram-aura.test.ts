@@ -40,10 +40,16 @@ t.test('the voice picks the model', async (t) => {
   t.equal(s.requests[0]!.query.model, 'aura-2-apollo-en')
 })
 
-t.test('errors map to TtsError codes from Deepgram error bodies', async (t) => {
+t.test('errors map to tts ProviderError codes from Deepgram error bodies', async (t) => {
   const s = await standIn(t)
   const bad = new DeepgramAuraTts({ apiKey: 'wrong-key', baseUrl: s.origin })
-  await t.rejects(collect(bad.synthesize('hi', { signal: live() })), { name: 'TtsError', code: 'tts_failed', retryable: false, upstreamStatus: 401 })
+  await t.rejects(collect(bad.synthesize('hi', { signal: live() })), {
+    name: 'ProviderError',
+    category: 'tts',
+    code: 'tts_failed',
+    retryable: false,
+    upstreamStatus: 401,
+  })
   const tts = new DeepgramAuraTts({ apiKey: KEY, baseUrl: s.origin })
   await t.rejects(collect(tts.synthesize('hi', { voice: 'nova', signal: live() })), {
     code: 'tts_failed',

@@ -4,7 +4,7 @@ import { SAMPLE_RATE } from '../../../../../engine/audio/format.js'
 import { rms } from '../../../../../engine/audio/pcm.js'
 import { EspeakTts } from '../../../../../engine/pipeline/providers/tts/espeak.js'
 import { parseVoiceList } from '../../../../../engine/pipeline/providers/tts/espeak-voices.js'
-import { TtsError } from '../../../../../engine/pipeline/providers/tts/types.js'
+import { ProviderError } from '../../../../../engine/pipeline/providers/errors.js'
 import { collect, live } from './helpers.js'
 
 // In CI the binary is a declared dependency (scripts/system-packages.txt): missing means broken, not skipped.
@@ -71,7 +71,12 @@ t.test("a consumer's early return kills the process too", { skip }, async (t) =>
 
 t.test('refuses text over the limit, unknown voices and unknown languages', { skip }, async (t) => {
   const tts = new EspeakTts({ maxTextChars: 100 })
-  await t.rejects(collect(tts.synthesize('x'.repeat(101), { signal: live() })), { name: 'TtsError', code: 'tts_failed', retryable: false })
+  await t.rejects(collect(tts.synthesize('x'.repeat(101), { signal: live() })), {
+    name: 'ProviderError',
+    category: 'tts',
+    code: 'tts_failed',
+    retryable: false,
+  })
   await t.rejects(collect(tts.synthesize('hello', { voice: '--version', signal: live() })), { code: 'tts_failed', message: /no voice "--version"/ })
   await t.rejects(collect(tts.synthesize('hello', { voice: 'xx-nope', signal: live() })), { code: 'tts_failed' })
   await t.rejects(collect(tts.synthesize('hello', { language: 'tlh', signal: live() })), { code: 'tts_failed', message: /no voice for language/ })
@@ -88,7 +93,7 @@ t.test('text starting with dashes is spoken, not taken as an option', { skip }, 
 t.test('a missing binary is tts_unavailable and names the Debian package', async (t) => {
   const tts = new EspeakTts({ binary: '/nonexistent/espeak-ng' })
   const err = await collect(tts.synthesize('hello', { signal: live() })).catch((e: unknown) => e)
-  t.ok(err instanceof TtsError)
+  t.ok(err instanceof ProviderError)
   t.match(err, { code: 'tts_unavailable', message: /apt-get install espeak-ng/ })
 })
 

@@ -38,11 +38,11 @@ t.test('wav with a streaming header (sizes 0xFFFFFFFF) is parsed and resampled',
   t.equal(s.requests[0]!.format, 'wav')
 })
 
-t.test('errors map to TtsError codes, without the key in messages', async (t) => {
+t.test('errors map to tts ProviderError codes, without the key in messages', async (t) => {
   const s = await standIn(t)
   const bad = new OpenAiSpeechTts({ apiKey: 'sk-wrong-key-123456', baseURL: s.openaiUrl })
   const e401 = await collect(bad.synthesize('hi', { signal: live() })).catch((e: unknown) => e)
-  t.match(e401, { name: 'TtsError', code: 'tts_failed', retryable: false, upstreamStatus: 401 })
+  t.match(e401, { name: 'ProviderError', category: 'tts', code: 'tts_failed', retryable: false, upstreamStatus: 401 })
   t.notMatch((e401 as Error).message, /sk-wrong/)
 
   const tts = new OpenAiSpeechTts({ apiKey: KEY, baseURL: s.openaiUrl })
