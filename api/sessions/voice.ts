@@ -118,9 +118,10 @@ export function wavAudio(pcm: Int16Array) {
 }
 
 /**
- * A recognizer or voice failure as the spec's 502/503: 503 service_unavailable when trying again
- * may help (unreachable, overloaded, timed out), else 502 upstream_error (a refused key, a refused
- * request). The provider's own text goes to the log only. Anything else is returned unchanged.
+ * A recognizer or voice failure as the spec's 502/503: the error's own status, 503
+ * service_unavailable when trying again may help (unreachable, overloaded, timed out), else 502
+ * upstream_error (a refused key, a refused request). The provider's own text goes to the log only.
+ * Anything else is returned unchanged.
  */
 export function speechApiError(err: unknown): unknown {
   if (isProviderError(err, 'stt') || isProviderError(err, 'tts')) return new ApiError(err.status === 503 ? 'service_unavailable' : 'upstream_error')
