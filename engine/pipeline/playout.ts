@@ -2,9 +2,15 @@ import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, samplesToMs } from '../audio/form
 import { BlockPool, SampleQueue } from '../audio/sample-queue.js'
 import { slabInt16 } from '../audio/slab.js'
 import { realPlayoutClock, type PlayoutClock, type TimerId } from './playout-clock.js'
+import { countGap, emptyMetrics, type PlayoutMetrics, type PlayoutWait } from './playout-metrics.js'
+import { type HeardSegment, heardOf, newSegment, type Segment } from './playout-segment.js'
+
+export type { PlayoutMetrics } from './playout-metrics.js'
+export { heardPrefix, type HeardSegment } from './playout-segment.js'
 
 /**
- * Real-time playout of the agent's voice (ARCHITECTURE.md, "One voice turn, as data").
+ * Real-time playout of the agent's voice: the last stage of a reply (docs/architecture.md, "Voice
+ * engine pieces": graph runtime → phrase chunker → TTS → playout → socket writer).
  *
  * Input: one *segment* per phrase (one TTS synthesis): `beginSegment(text)`, then `push(pcm)` for
  * each chunk as it arrives (any size), then `end()`. Output: exact 20 ms frames (FRAME_SAMPLES) to
@@ -16,13 +22,8 @@ import { realPlayoutClock, type PlayoutClock, type TimerId } from './playout-clo
  * lead keeps the client's jitter buffer fed. The anchor moves only when the client has run dry
  * (start, after a pause, an underrun or a stalled timer): then sending restarts from `now`.
  *
- * Heard text. Protocol v1 has no "clear your buffer" message, so every frame sent is played: heard
- * = sent. A consequence: after pause() or interrupt() the client still plays the lead it holds
- * (≤ leadMs); `leadMs: FRAME_MS` makes the stop exact to one frame at the cost of jitter margin.
- * TTS providers give no word timings, so a segment's words count as heard in proportion to its audio
- * sent, rounded down to a word boundary (never claim a word not fully played). While TTS is still
- * streaming the segment's length is unknown; it is estimated from the text (`msPerChar`) so the
- * fraction is not overstated.
+ * Heard text: what was sent counts as heard, in proportion within a segment and to a word boundary;
+ * playout-segment.ts says how, and what protocol v1's `clear` event (sent on a barge-in) changes.
  *
  * Buffer. Queued audio is bounded by `maxBufferMs`: push() resolves at once while there is room,
  * else when enough has been played (backpressure toward TTS). It may overshoot by one chunk: a chunk
@@ -60,28 +61,6 @@ export type PlayoutEvent =
   /** Nothing left to play; `audioEndsAt`: when the client will have played everything sent. */
   | { type: 'drained'; at: number; audioEndsAt: number }
 
-export interface HeardSegment {
-  /** The words of the segment heard so far (all of them once complete). */
-  text: string
-  complete: boolean
-  interrupted: boolean
-}
-
-export interface PlayoutMetrics {
-  /** When the turn's first chunk reached playout (TTS first byte) and its first frame was sent. */
-  firstChunkAt: number | null
-  firstFrameAt: number | null
-  framesSent: number
-  underruns: number
-  underrunMs: number
-  /** The event loop fired a timer so late that the client ran dry though audio was ready. */
-  stalls: number
-  stallMs: number
-  /** A later phrase's audio came after the one before had played out: a gap between phrases. */
-  phraseGaps: number
-  phraseGapMs: number
-}
-
 export interface SegmentHandle {
   /** Resolves true once queued, false if dropped (interrupt, abort, close). */
   push(pcm: Int16Array): Promise<boolean>
@@ -95,45 +74,7 @@ export interface PlayoutInit extends Partial<PlayoutOptions> {
   signal?: AbortSignal
 }
 
-type SegmentState = 'open' | 'finished' | 'interrupted'
-
-interface Waiting {
-  pcm: Int16Array
-  resolve: (queued: boolean) => void
-}
-
-interface Segment {
-  text: string
-  state: SegmentState
-  endCalled: boolean
-  /** Admitted, unsent samples. */
-  audio: SampleQueue
-  waiting: Waiting[]
-  /** Samples admitted, whether sent or not. */
-  admitted: number
-  /** Real (unpadded) samples sent. */
-  sent: number
-  framesSent: number
-  /** Heard text fixed at interrupt(), before the unplayed audio that sized the fraction is dropped. */
-  heardAtCut: string | null
-}
-
-/** Why nothing is being sent: decides how a gap is accounted when sending restarts. */
-type Wait = 'none' | 'idle' | 'starved' | 'paused'
-
 const SAMPLES_PER_MS = SAMPLE_RATE / 1000
-
-const emptyMetrics = (): PlayoutMetrics => ({
-  firstChunkAt: null,
-  firstFrameAt: null,
-  framesSent: 0,
-  underruns: 0,
-  underrunMs: 0,
-  stalls: 0,
-  stallMs: 0,
-  phraseGaps: 0,
-  phraseGapMs: 0,
-})
 
 export class Playout {
   private readonly o: PlayoutOptions
@@ -147,7 +88,8 @@ export class Playout {
   private queued = 0
   private anchor = 0
   private framesSinceAnchor = 0
-  private wait: Wait = 'idle'
+  /** Why nothing is being sent: decides how a gap is counted when sending restarts. */
+  private wait: PlayoutWait = 'idle'
   private paused = false
   private closed = false
   private timer: TimerId | null = null
@@ -184,17 +126,7 @@ export class Playout {
   }
 
   beginSegment(text: string): SegmentHandle {
-    const seg: Segment = {
-      text,
-      state: 'open',
-      endCalled: false,
-      audio: new SampleQueue(this.blocks),
-      waiting: [],
-      admitted: 0,
-      sent: 0,
-      framesSent: 0,
-      heardAtCut: null,
-    }
+    const seg = newSegment(text, new SampleQueue(this.blocks))
     if (this.closed || this.turnSignal?.aborted) seg.state = 'interrupted'
     else this.segments.push(seg)
     return {
@@ -227,7 +159,7 @@ export class Playout {
     for (const seg of this.segments) {
       if (seg.state !== 'open') continue
       cut = true
-      seg.heardAtCut = this.heardOf(seg)
+      seg.heardAtCut = heardOf(seg, this.o.msPerChar)
       seg.state = 'interrupted'
       this.dropAudio(seg)
     }
@@ -251,7 +183,7 @@ export class Playout {
   heard(): HeardSegment[] {
     return this.segments
       .filter((s) => s.framesSent > 0 || s.state === 'finished')
-      .map((s) => ({ text: this.heardOf(s), complete: s.state === 'finished', interrupted: s.state === 'interrupted' }))
+      .map((s) => ({ text: heardOf(s, this.o.msPerChar), complete: s.state === 'finished', interrupted: s.state === 'interrupted' }))
   }
 
   heardText(): string {
@@ -366,17 +298,7 @@ export class Playout {
   private reanchorIfDry(now: number): void {
     const gap = now - (this.anchor + this.framesSinceAnchor * FRAME_MS)
     if (gap > 0) {
-      if (this.wait === 'starved') {
-        this.m.underruns++
-        this.m.underrunMs += gap
-      } else if (this.wait === 'none') {
-        this.m.stalls++
-        this.m.stallMs += gap
-      } else if (this.m.framesSent > 0) {
-        // Idle after the turn's first frame: the next phrase was not there when the last ended.
-        this.m.phraseGaps++
-        this.m.phraseGapMs += gap
-      }
+      countGap(this.m, this.wait, gap)
       this.anchor = now
       this.framesSinceAnchor = 0
     }
@@ -430,30 +352,4 @@ export class Playout {
     this.clock.clearTimer(this.timer)
     this.timer = null
   }
-
-  // ── heard text ─────────────────────────────────────────────────────────────────────────────────
-
-  private heardOf(seg: Segment): string {
-    if (seg.state === 'finished') return seg.text
-    if (seg.heardAtCut !== null) return seg.heardAtCut
-    const known = seg.admitted + seg.waiting.reduce((n, w) => n + w.pcm.length, 0)
-    // Until end(), more audio may come: the text-based estimate keeps the fraction from overstating.
-    const total = seg.endCalled ? known : Math.max(known, seg.text.length * this.o.msPerChar * SAMPLES_PER_MS)
-    return heardPrefix(seg.text, total > 0 ? seg.sent / total : 0)
-  }
-}
-
-/**
- * The words of `text` whose last character lies within the first `fraction` of it, by character
- * count (a proxy for speaking time). Trailing punctuation of a heard word is kept.
- */
-export function heardPrefix(text: string, fraction: number): string {
-  const limit = Math.max(0, Math.min(1, fraction)) * text.length
-  let end = 0
-  for (const m of text.matchAll(/\S+/g)) {
-    const wordEnd = m.index + m[0].length
-    if (wordEnd > limit + 1e-9) break
-    end = wordEnd
-  }
-  return text.slice(0, end).trim()
 }
