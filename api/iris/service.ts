@@ -81,8 +81,8 @@ export class IrisService {
     let proposal: z.output<typeof IrisChatResponse>['proposal'] = null
     try {
       for await (const chunk of llm.stream({ model: undefined, messages, tools: [PROPOSE], temperature: 0.2, maxTokens: 2048 }, signal)) {
-        if (chunk.kind === 'text') reply += chunk.text
-        if (chunk.kind === 'tool_call' && chunk.name === PROPOSE.name) proposal = this.proposal(chunk.arguments) ?? proposal
+        if (chunk.type === 'text') reply += chunk.text
+        if (chunk.type === 'tool_call' && chunk.name === PROPOSE.name) proposal = this.proposal(chunk.arguments) ?? proposal
       }
     } catch (err) {
       // The chat's deadline ran out while the provider was still answering: unavailable (503), not a bug (500).

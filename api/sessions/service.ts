@@ -335,20 +335,21 @@ export class SessionService {
     }
     // A missing LLM is a configuration problem, not a turn: nothing is stored, so the caller can
     // configure one and send the same message again.
-    const missing = seen.find((e) => e.kind === 'error' && e.code === 'provider_not_configured')
+    const missing = seen.find((e) => e.type === 'error' && e.code === 'provider_not_configured')
     if (missing) throw new ApiError('provider_not_configured')
 
     const state = runtime.state
     const now = this.d.clock.now()
-    const says = seen.flatMap((e) => (e.kind === 'say' ? [e.text] : []))
-    const usage = seen.reduce((u, e) => (e.kind === 'usage' ? { p: u.p + e.prompt_tokens, c: u.c + e.completion_tokens } : u), { p: 0, c: 0 })
+    const says = seen.flatMap((e) => (e.type === 'say' ? [e.text] : []))
+    const usage = seen.reduce((u, e) => (e.type === 'usage' ? { p: u.p + e.prompt_tokens, c: u.c + e.completion_tokens } : u), { p: 0, c: 0 })
     const failed = state.ended && state.disposition === 'error'
     const stored = [
       ...(text === null ? [] : [{ kind: 'user_message', data: { text } }]),
-      ...seen.filter((e) => e.kind !== 'text_delta').map(({ kind, ...data }) => ({ kind: kind === 'say' ? 'agent_message' : kind, data })),
+      // Stored rows name the event in `kind` (a persisted format the events API serves): the runtime's `type` maps onto it.
+      ...seen.filter((e) => e.type !== 'text_delta').map(({ type, ...data }) => ({ kind: type === 'say' ? 'agent_message' : type, data })),
       { kind: 'turn', data: { turn: row.turn_count + 1, duration_ms: now - started } },
     ]
-    const errorCode = seen.find((e): e is Extract<RuntimeEvent, { kind: 'error' }> => e.kind === 'error')?.code ?? null
+    const errorCode = seen.find((e): e is Extract<RuntimeEvent, { type: 'error' }> => e.type === 'error')?.code ?? null
     this.d.repos.sessions.saveTurn(
       row.id,
       {
@@ -376,7 +377,7 @@ export class SessionService {
     else this.publish(p, 'transcript.updated', { ...base, role: 'user', text }, now)
     for (const line of says) this.publish(p, 'transcript.updated', { ...base, role: 'assistant', text: line }, now)
     for (const e of seen)
-      if (e.kind === 'tool_call')
+      if (e.type === 'tool_call')
         this.publish(p, 'function.called', { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input }, now)
     if (state.ended) this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
     return {

@@ -54,8 +54,8 @@ export async function restateWithLlm(p: RestateParams) {
   }
   let said: string | null = null
   for await (const chunk of p.llm.stream(request, p.signal)) {
-    if (chunk.kind === 'usage') p.emit(chunk)
-    if (chunk.kind === 'tool_call' && chunk.name === 'record_value') {
+    if (chunk.type === 'usage') p.emit(chunk)
+    if (chunk.type === 'tool_call' && chunk.name === 'record_value') {
       try {
         const v = (JSON.parse(chunk.arguments) as { value?: unknown }).value
         if (typeof v === 'string' || typeof v === 'number') said = String(v)

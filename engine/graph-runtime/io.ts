@@ -18,9 +18,9 @@ export interface ChatTool {
 }
 
 export type LlmChunk =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool_call'; id: string; name: string; arguments: string }
-  | { kind: 'usage'; model: string; prompt_tokens: number; completion_tokens: number }
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: string }
+  | { type: 'usage'; model: string; prompt_tokens: number; completion_tokens: number }
 
 export interface LlmRequest {
   model: string | undefined
@@ -72,15 +72,15 @@ export interface RuntimeIO {
 
 /** Everything the runtime tells its caller, in order. */
 export type RuntimeEvent =
-  | { kind: 'node'; node_id: string; node_type: string }
-  | { kind: 'text_delta'; text: string }
+  | { type: 'node'; node_id: string; node_type: string }
+  | { type: 'text_delta'; text: string }
   /** A complete agent utterance (after its deltas, when it came from the LLM). */
-  | { kind: 'say'; text: string; source: 'static' | 'llm' | 'knowledge' }
-  | { kind: 'variable'; name: string; value: unknown }
-  | { kind: 'tool_call'; call_id: string; integration: string; action: string; input: Record<string, unknown> }
-  | { kind: 'tool_result'; call_id: string; ok: boolean; output?: unknown; error?: string }
-  | { kind: 'knowledge'; query: string; hits: number }
-  | { kind: 'transfer'; target: string; mode: 'cold' | 'warm' }
-  | { kind: 'usage'; model: string; prompt_tokens: number; completion_tokens: number }
-  | { kind: 'end'; disposition: string }
-  | { kind: 'error'; code: string; message: string; retryable: boolean }
+  | { type: 'say'; text: string; source: 'static' | 'llm' | 'knowledge' }
+  | { type: 'variable'; name: string; value: unknown }
+  | { type: 'tool_call'; call_id: string; integration: string; action: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; call_id: string; ok: boolean; output?: unknown; error?: string }
+  | { type: 'knowledge'; query: string; hits: number }
+  | { type: 'transfer'; target: string; mode: 'cold' | 'warm' }
+  | { type: 'usage'; model: string; prompt_tokens: number; completion_tokens: number }
+  | { type: 'end'; disposition: string }
+  | { type: 'error'; code: string; message: string; retryable: boolean }

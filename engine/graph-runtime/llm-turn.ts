@@ -86,7 +86,7 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
   if (Object.keys(known).length) system += `\n\nKnown facts: ${JSON.stringify(known)}`
   if (node.data.knowledge_base.enabled && io.knowledge) {
     const hits = await io.knowledge.search(p.text, node.data.knowledge_base.top_k, signal, node.data.knowledge_base.document_ids)
-    emit({ kind: 'knowledge', query: p.text, hits: hits.length })
+    emit({ type: 'knowledge', query: p.text, hits: hits.length })
     if (hits.length) system += `\n\nAnswer from these sources when relevant:\n${hits.map((h, i) => `[${i + 1}] ${h.text}`).join('\n')}`
   }
   const messages: ChatMessage[] = [
@@ -101,10 +101,10 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
     let text = ''
     const request = { model: p.config.llm.model, messages, tools, temperature: p.config.llm.temperature, maxTokens: p.config.llm.max_tokens }
     for await (const chunk of io.llm!.stream(request, signal)) {
-      if (chunk.kind === 'text') {
+      if (chunk.type === 'text') {
         text += chunk.text
-        emit({ kind: 'text_delta', text: chunk.text })
-      } else if (chunk.kind === 'tool_call') calls.push(chunk)
+        emit({ type: 'text_delta', text: chunk.text })
+      } else if (chunk.type === 'tool_call') calls.push(chunk)
       else emit(chunk)
     }
     reply += text
@@ -127,9 +127,9 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
           messages.push({ role: 'tool', tool_call_id: call.id, content: result })
           continue
         }
-        emit({ kind: 'tool_call', call_id: call.id, integration: ref.integration, action: ref.action, input })
+        emit({ type: 'tool_call', call_id: call.id, integration: ref.integration, action: ref.action, input })
         const outcome = boundOutcome(io.tools ? await io.tools.run(ref, input, signal) : { ok: false, error: 'No tool runner is configured' })
-        emit({ kind: 'tool_result', call_id: call.id, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
+        emit({ type: 'tool_result', call_id: call.id, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
         result = (JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error }) ?? 'null').slice(0, MAX_TOOL_RESULT_CHARS)
       } else {
         result = JSON.stringify({ error: `Unknown tool ${call.name}` })
@@ -138,7 +138,7 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
     }
   }
   reply = reply.trim()
-  if (reply) emit({ kind: 'say', text: reply, source: 'llm' })
+  if (reply) emit({ type: 'say', text: reply, source: 'llm' })
   return { reply, transition }
 }
 

@@ -169,8 +169,8 @@ export class GraphRuntime {
   private steps = 0
 
   private internalFailure(err: unknown): RuntimeEvent {
-    if (err instanceof TemplateBudgetError) return { kind: 'error', code: 'template_too_large', message: err.message, retryable: false }
-    return { kind: 'error', code: 'runtime_error', message: 'The agent failed on this turn and the session was ended', retryable: false }
+    if (err instanceof TemplateBudgetError) return { type: 'error', code: 'template_too_large', message: err.message, retryable: false }
+    return { type: 'error', code: 'runtime_error', message: 'The agent failed on this turn and the session was ended', retryable: false }
   }
 
   /** Enters a node and keeps going until a node waits for the caller or the session ends. */
@@ -180,7 +180,7 @@ export class GraphRuntime {
       signal.throwIfAborted()
       if (++this.steps > MAX_STEPS_PER_TURN) {
         emit({
-          kind: 'error',
+          type: 'error',
           code: 'graph_loop',
           message: `More than ${MAX_STEPS_PER_TURN} steps in one turn; the graph loops without waiting for the caller`,
           retryable: false,
@@ -188,7 +188,7 @@ export class GraphRuntime {
         return this.finish('error', emit)
       }
       this.s.nodeId = null
-      emit({ kind: 'node', node_id: current.id, node_type: current.type })
+      emit({ type: 'node', node_id: current.id, node_type: current.type })
       const next = await this.step(current, emit, signal, pendingUser)
       if (next === 'wait' || this.s.ended) return
       if (next === 'converse') {
@@ -197,7 +197,7 @@ export class GraphRuntime {
       }
       const target = next === null ? undefined : this.nodes.get(next)
       if (!target) {
-        emit({ kind: 'error', code: 'no_matching_edge', message: `No edge from "${current.id}" applies`, retryable: false })
+        emit({ type: 'error', code: 'no_matching_edge', message: `No edge from "${current.id}" applies`, retryable: false })
         return this.finish('error', emit)
       }
       current = target
@@ -235,7 +235,7 @@ export class GraphRuntime {
         return this.follow(node, null)
       case 'transfer':
         if (node.data.message) this.say(this.render(node.data.message), 'static', emit)
-        emit({ kind: 'transfer', target: node.data.target, mode: node.data.mode })
+        emit({ type: 'transfer', target: node.data.target, mode: node.data.mode })
         this.finish('transferred', emit)
         return 'wait'
       case 'end':
@@ -279,7 +279,7 @@ export class GraphRuntime {
     const next = this.follow(node, outcome)
     const target = next === null ? undefined : this.nodes.get(next)
     if (!target) {
-      emit({ kind: 'error', code: 'no_matching_edge', message: `No edge from "${node.id}" applies`, retryable: false })
+      emit({ type: 'error', code: 'no_matching_edge', message: `No edge from "${node.id}" applies`, retryable: false })
       return this.finish('error', emit)
     }
     return this.enter(target, emit, signal, pendingUser)
@@ -288,7 +288,7 @@ export class GraphRuntime {
   private async converse(node: Extract<WorkflowNode, { type: 'conversation' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
     if (!this.io.llm) {
       emit({
-        kind: 'error',
+        type: 'error',
         code: 'provider_not_configured',
         message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY',
         retryable: false,
@@ -329,12 +329,12 @@ export class GraphRuntime {
     const input = Object.fromEntries(Object.entries(node.data.input).map(([k, v]) => [k, this.render(v)]))
     const callId = `${node.id}-${this.steps}`
     if (node.data.say_while_running) this.say(this.render(node.data.say_while_running), 'static', emit)
-    emit({ kind: 'tool_call', call_id: callId, integration, action, input })
+    emit({ type: 'tool_call', call_id: callId, integration, action, input })
     const outcome = boundOutcome(
       this.io.tools ? await this.io.tools.run({ integration, action }, input, signal) : { ok: false, error: 'No tool runner is configured' },
     )
     signal.throwIfAborted()
-    emit({ kind: 'tool_result', call_id: callId, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
+    emit({ type: 'tool_result', call_id: callId, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
     if (!outcome.ok) return 'failure'
     for (const [variable, path] of Object.entries(node.data.output)) {
       const value = path
@@ -348,7 +348,7 @@ export class GraphRuntime {
   private async answerFromKnowledge(node: Extract<WorkflowNode, { type: 'knowledge' }>, emit: Emit, signal: AbortSignal): Promise<void> {
     const query = this.render(node.data.query)
     const hits = this.io.knowledge ? await this.io.knowledge.search(query, node.data.top_k, signal) : []
-    emit({ kind: 'knowledge', query, hits: hits.length })
+    emit({ type: 'knowledge', query, hits: hits.length })
     if (!hits.length)
       return this.say(this.config.language.startsWith('tr') ? 'Bu konuda bilgim yok.' : "I don't have information about that.", 'knowledge', emit)
     if (!this.io.llm) return this.say(hits[0]!.text, 'knowledge', emit)
@@ -361,7 +361,7 @@ export class GraphRuntime {
   private async generateLine(prompt: string, emit: Emit, signal: AbortSignal): Promise<void> {
     if (!this.io.llm) {
       emit({
-        kind: 'error',
+        type: 'error',
         code: 'provider_not_configured',
         message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY',
         retryable: false,
@@ -377,17 +377,17 @@ export class GraphRuntime {
       maxTokens: this.config.llm.max_tokens,
     }
     for await (const chunk of this.io.llm.stream(request, signal)) {
-      if (chunk.kind === 'text') {
+      if (chunk.type === 'text') {
         text += chunk.text
-        emit({ kind: 'text_delta', text: chunk.text })
-      } else if (chunk.kind === 'usage') emit(chunk)
+        emit({ type: 'text_delta', text: chunk.text })
+      } else if (chunk.type === 'usage') emit(chunk)
     }
     if (text.trim()) this.say(text.trim(), 'llm', emit)
   }
 
   private say(text: string, source: 'static' | 'llm' | 'knowledge', emit: Emit): void {
     if (!text.trim()) return
-    emit({ kind: 'say', text, source })
+    emit({ type: 'say', text, source })
     this.remember('assistant', text)
   }
 
@@ -396,7 +396,7 @@ export class GraphRuntime {
     if (jsonExcess(value, VARIABLE_VALUE_BOUNDS)) return false
     // defineProperty: a variable named __proto__ is a value like any other, not the object's prototype.
     Object.defineProperty(this.s.variables, name, { value, writable: true, enumerable: true, configurable: true })
-    emit({ kind: 'variable', name, value })
+    emit({ type: 'variable', name, value })
     return true
   }
 
@@ -408,7 +408,7 @@ export class GraphRuntime {
     this.s.ended = true
     this.s.nodeId = null
     this.s.disposition = disposition
-    return { kind: 'end', disposition }
+    return { type: 'end', disposition }
   }
 
   /** The caller speaks, so a turn is coming: the LLM client may open its connection now. */

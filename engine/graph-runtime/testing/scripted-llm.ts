@@ -24,9 +24,9 @@ export class ScriptedLlm implements LlmClient {
   }
 }
 
-export const text = (t: string): LlmChunk => ({ kind: 'text', text: t })
+export const text = (t: string): LlmChunk => ({ type: 'text', text: t })
 export const call = (name: string, args: Record<string, unknown> = {}, id = `call_${name}`): LlmChunk => ({
-  kind: 'tool_call',
+  type: 'tool_call',
   id,
   name,
   arguments: JSON.stringify(args),

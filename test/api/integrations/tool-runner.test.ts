@@ -17,7 +17,7 @@ async function collect(stream: AsyncIterable<RuntimeEvent>): Promise<RuntimeEven
   for await (const e of stream) out.push(e)
   return out
 }
-const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.kind === 'say' ? [e.text] : []))
+const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.type === 'say' ? [e.text] : []))
 
 const booking: z.input<typeof Definition> = {
   variables: [
@@ -67,34 +67,34 @@ t.test('a graph tool node books through the Cal.com stand-in and maps the uid in
   const uid = cal.bookings[0]!.uid
   t.match(cal.requests[0]!.body, { eventTypeId: 1001, start: '2026-12-01T09:00:00Z', attendee: { name: 'Zeynep', email: 'zeynep@example.com' } })
   t.match(events, [
-    { kind: 'node' },
-    { kind: 'node', node_id: 'book' },
-    { kind: 'tool_call', integration: 'calcom', action: 'create_booking' },
-    { kind: 'tool_result', ok: true, output: { booking: { uid } } },
-    { kind: 'variable', name: 'ref', value: uid },
+    { type: 'node' },
+    { type: 'node', node_id: 'book' },
+    { type: 'tool_call', integration: 'calcom', action: 'create_booking' },
+    { type: 'tool_result', ok: true, output: { booking: { uid } } },
+    { type: 'variable', name: 'ref', value: uid },
   ])
   t.same(says(events), [`Booked. Your reference is ${uid}.`])
-  t.match(events.at(-1), { kind: 'end', disposition: 'booked' })
+  t.match(events.at(-1), { type: 'end', disposition: 'booked' })
 })
 
 t.test('failures reach the graph as its failure branch: provider refusal, missing credential, bad input', async (t) => {
   const { a, owner, cal } = await setup(t)
   const runner = a.services.integrations.runnerFor(owner.organizationId)
   const missing = await collect(runtime(booking, { tools: runner }, { guest_name: 'Z', guest_email: 'z@example.com' }).start(signal()))
-  t.match(missing, [{}, {}, { kind: 'tool_call' }, { kind: 'tool_result', ok: false, error: /^credential_missing: .*"calcom" credential/ }])
+  t.match(missing, [{}, {}, { type: 'tool_call' }, { type: 'tool_result', ok: false, error: /^credential_missing: .*"calcom" credential/ }])
   t.same(says(missing), ['Booking failed.'])
 
   await storeCredential(a, owner, 'calcom', { api_key: 'cal_live_wrong', base_url: cal.url })
   const refused = await collect(runtime(booking, { tools: runner }, { guest_name: 'Z', guest_email: 'z@example.com' }).start(signal()))
   t.match(
-    refused.find((e) => e.kind === 'tool_result'),
+    refused.find((e) => e.type === 'tool_result'),
     { ok: false, error: /^UnauthorizedException: Cal.com refused the booking: Invalid API Key/ },
   )
 
   await storeCredential(a, owner, 'calcom', { api_key: CAL_KEY, base_url: cal.url })
   const bad = await collect(runtime(booking, { tools: runner }, { guest_name: 'Z', guest_email: 'not an email' }).start(signal()))
   t.match(
-    bad.find((e) => e.kind === 'tool_result'),
+    bad.find((e) => e.type === 'tool_result'),
     { ok: false, error: /^invalid_input: email: / },
   )
   t.same(says(bad), ['Booking failed.'])
@@ -128,7 +128,7 @@ t.test('an LLM tool call runs the Slack action with the model’s arguments', as
     [['C0ALERTS002', 'Caller wants a callback']],
   )
   t.match(
-    events.find((e) => e.kind === 'tool_result'),
+    events.find((e) => e.type === 'tool_result'),
     { ok: true, output: { channel: 'C0ALERTS002', ts: slack.messages[0]!.ts } },
   )
   t.match(llm.requests[1]!.messages.at(-1), { role: 'tool', content: /C0ALERTS002/ })

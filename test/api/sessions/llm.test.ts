@@ -8,7 +8,7 @@ import { CONVERSATION_GRAPH, agent, errorOf, say, sessionPath, setup, start, use
 // → 502/503. docs/api.md: "In both cases nothing of the turn is stored, so the same message can
 // be sent again." The LLM is injected with useLlm (see session-fixtures.ts).
 
-const usage = (p: number, c: number): LlmChunk => ({ kind: 'usage', model: 'scripted', prompt_tokens: p, completion_tokens: c })
+const usage = (p: number, c: number): LlmChunk => ({ type: 'usage', model: 'scripted', prompt_tokens: p, completion_tokens: c })
 
 /** Wraps an LLM so that each call takes `ms` on the test's manual clock. */
 const slow = (s: Scene, llm: LlmClient, ms: number): LlmClient => ({

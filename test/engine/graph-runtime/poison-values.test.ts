@@ -33,7 +33,7 @@ async function events(stream: AsyncIterable<RuntimeEvent>): Promise<RuntimeEvent
   for await (const e of stream) out.push(e)
   return out
 }
-const errors = (list: RuntimeEvent[]) => list.flatMap((e) => (e.kind === 'error' ? [e.code] : []))
+const errors = (list: RuntimeEvent[]) => list.flatMap((e) => (e.type === 'error' ? [e.code] : []))
 
 const toolGraph: z.input<typeof Definition> = {
   variables: [{ name: 'result', type: 'object' }],
@@ -55,22 +55,22 @@ t.test("an action's result nested 100,000 levels deep is the action failing; sta
   const rt = runtime(toolGraph, { tools: { run: async () => ({ ok: true, output: { data: deep } }) } })
   const opening = await events(rt.start(signal()))
   t.match(
-    opening.find((e) => e.kind === 'tool_result'),
+    opening.find((e) => e.type === 'tool_result'),
     { ok: false, error: /nests deeper than 32 levels/ },
   )
-  t.match(opening.at(-1), { kind: 'end', disposition: 'failed' })
+  t.match(opening.at(-1), { type: 'end', disposition: 'failed' })
   t.doesNotThrow(() => JSON.stringify({ state: rt.state, opening }))
   t.equal(rt.state.variables.result, undefined)
 })
 
 t.test("an action's result of 32 levels is used, and a runner returning no outcome is a failure", async (t) => {
   const fine = runtime(toolGraph, { tools: { run: async () => ({ ok: true, output: { data: JSON.parse(nestedJson(31)) } }) } })
-  t.match((await events(fine.start(signal()))).at(-1), { kind: 'end', disposition: 'ok' })
+  t.match((await events(fine.start(signal()))).at(-1), { type: 'end', disposition: 'ok' })
   t.equal(JSON.stringify(fine.state.variables.result), nestedJson(31))
   const broken = runtime(toolGraph, { tools: { run: async () => undefined as never } })
   const opening = await events(broken.start(signal()))
   t.match(
-    opening.find((e) => e.kind === 'tool_result'),
+    opening.find((e) => e.type === 'tool_result'),
     { ok: false, error: 'The action runner returned no outcome' },
   )
   t.same(errors(opening), [])
@@ -92,7 +92,7 @@ const chatGraph: z.input<typeof Definition> = {
     { id: 'e2', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller is done' } },
   ],
 }
-const rawCall = (name: string, args: string, id = `call_${name}`): LlmChunk => ({ kind: 'tool_call', id, name, arguments: args })
+const rawCall = (name: string, args: string, id = `call_${name}`): LlmChunk => ({ type: 'tool_call', id, name, arguments: args })
 
 t.test('a model sending a variable or tool arguments 50,000 levels deep is told no; nothing is stored or run', async (t) => {
   const runs: unknown[] = []
@@ -104,7 +104,7 @@ t.test('a model sending a variable or tool arguments 50,000 levels deep is told 
   await events(rt.start(signal()))
   const turn = await events(rt.turn('my order', signal()))
   t.same(runs, [], 'the action did not run')
-  t.notOk(turn.some((e) => e.kind === 'variable' || e.kind === 'tool_call'))
+  t.notOk(turn.some((e) => e.type === 'variable' || e.type === 'tool_call'))
   t.same(errors(turn), [])
   const toolMessages = llm.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content))
   t.match(toolMessages, [{ stored: [], refused: ['details'] }, { error: /arguments refused: JSON may nest at most 32 levels/ }])
@@ -129,7 +129,7 @@ t.test('a template whose sections multiply past the render budget ends the sessi
   const opening = await events(rt.start(signal()))
   t.ok(performance.now() - started < 1000, 'a 10^8-step render is stopped early')
   t.same(errors(opening), ['template_too_large'])
-  t.match(opening.at(-1), { kind: 'end', disposition: 'error' })
+  t.match(opening.at(-1), { type: 'end', disposition: 'error' })
   t.equal(rt.state.ended, true)
 })
 
@@ -148,7 +148,7 @@ t.test('names inside a section resolve to own values only: Object.prototype is n
   })
   const opening = await events(rt.start(signal()))
   t.same(errors(opening), [])
-  t.match(opening, [{ kind: 'node' }, { kind: 'node' }, { kind: 'say', text: '[1]' }])
+  t.match(opening, [{ type: 'node' }, { type: 'node' }, { type: 'say', text: '[1]' }])
 })
 
 t.test('variables named after Object.prototype members are refused by validation', async (t) => {
@@ -189,8 +189,8 @@ t.test("the runtime's own failure ends the session with runtime_error instead of
     t.match(
       turn.slice(-2),
       [
-        { kind: 'error', code: 'runtime_error', retryable: false },
-        { kind: 'end', disposition: 'error' },
+        { type: 'error', code: 'runtime_error', retryable: false },
+        { type: 'end', disposition: 'error' },
       ],
       Object.keys(part).join(),
     )

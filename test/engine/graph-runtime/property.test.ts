@@ -63,7 +63,7 @@ t.test(`random valid definitions run without a throw or an error of the runtime'
       t.fail(`a run threw (seed ${seed}, case ${caseSeed}): ${(err as Error).stack ?? String(err)}`)
       break
     }
-    const own = seen.find((e) => e.kind === 'error' && OWN_FAILURES.has(e.code))
+    const own = seen.find((e) => e.type === 'error' && OWN_FAILURES.has(e.code))
     if (own) {
       t.fail(`the runtime failed on its own (seed ${seed}, case ${caseSeed})`, { event: own, definition: JSON.stringify(raw).slice(0, 4000) })
       break

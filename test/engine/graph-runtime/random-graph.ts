@@ -274,10 +274,10 @@ export class RandomLlm implements LlmClient {
           () => 'not json',
           () => '',
         ])()
-        yield { kind: 'tool_call', id: `c${this.calls}_${i}`, name: r.chance(0.9) ? tool.name : 'made_up_tool', arguments: args }
-      } else yield { kind: 'text', text: randomString(r) || 'OK.' }
+        yield { type: 'tool_call', id: `c${this.calls}_${i}`, name: r.chance(0.9) ? tool.name : 'made_up_tool', arguments: args }
+      } else yield { type: 'text', text: randomString(r) || 'OK.' }
     }
-    if (r.chance(0.5)) yield { kind: 'usage', model: 'random', prompt_tokens: r.int(0, 100), completion_tokens: r.int(0, 100) }
+    if (r.chance(0.5)) yield { type: 'usage', model: 'random', prompt_tokens: r.int(0, 100), completion_tokens: r.int(0, 100) }
   }
 }
 

@@ -16,7 +16,7 @@ async function collect(stream: AsyncIterable<RuntimeEvent>): Promise<RuntimeEven
   for await (const e of stream) out.push(e)
   return out
 }
-const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.kind === 'say' ? [e.text] : []))
+const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.type === 'say' ? [e.text] : []))
 const signal = () => new AbortController().signal
 
 const booking: z.input<typeof Definition> = {
@@ -53,11 +53,11 @@ t.test('a deterministic graph runs with no LLM: greeting, question, branch, end'
   const reply = await collect(rt.turn('we are ten people', signal()))
   t.same(says(reply), ['A table for 10: we will call you.'])
   t.match(reply, [
-    { kind: 'variable', name: 'guests', value: 10 },
-    { kind: 'node', node_id: 'big' },
-    { kind: 'node', node_id: 'large' },
-    { kind: 'say' },
-    { kind: 'end', disposition: 'large_party' },
+    { type: 'variable', name: 'guests', value: 10 },
+    { type: 'node', node_id: 'big' },
+    { type: 'node', node_id: 'large' },
+    { type: 'say' },
+    { type: 'end', disposition: 'large_party' },
   ])
   t.equal(rt.state.ended, true)
   t.same(
@@ -80,7 +80,7 @@ t.test('an unusable answer reprompts, and max attempts takes its own edge', asyn
   t.equal(rt.state.attempts, 1)
   const last = await collect(rt.turn('hmm', signal()))
   t.same(says(last), ['Let us try another time.'])
-  t.match(last.at(-1), { kind: 'end', disposition: 'no_answer' })
+  t.match(last.at(-1), { type: 'end', disposition: 'no_answer' })
 })
 
 const toolGraph = (runner?: ToolRunner) =>
@@ -113,11 +113,11 @@ t.test('a tool node passes rendered input, maps output to variables and branches
   t.same(seen, [{ ref: { integration: 'calcom', action: 'create_booking' }, input: { day: '2026-11-22' } }])
   t.same(says(events), ['Your reference is BK-7.'])
   t.match(events, [
-    { kind: 'node' },
-    { kind: 'node' },
-    { kind: 'tool_call', integration: 'calcom' },
-    { kind: 'tool_result', ok: true },
-    { kind: 'variable', name: 'ref', value: 'BK-7' },
+    { type: 'node' },
+    { type: 'node' },
+    { type: 'tool_call', integration: 'calcom' },
+    { type: 'tool_result', ok: true },
+    { type: 'variable', name: 'ref', value: 'BK-7' },
   ])
   const failing = toolGraph({ run: async () => ({ ok: false, error: 'calendar down' }) })
   t.same(says(await collect(failing.start(signal()))), ['Booking failed.'])
@@ -150,7 +150,7 @@ t.test('without an LLM a conversation node reports provider_not_configured and k
   const rt = runtime(support)
   await collect(rt.start(signal()))
   const events = await collect(rt.turn('where is my order?', signal()))
-  t.match(events, [{ kind: 'error', code: 'provider_not_configured' }])
+  t.match(events, [{ type: 'error', code: 'provider_not_configured' }])
   t.equal(rt.state.nodeId, 'chat')
   t.equal(rt.state.ended, false)
 })
@@ -162,7 +162,7 @@ t.test('an LLM turn streams text, runs tools, sets extracted variables and exits
       text('check. '),
       call('shop__lookup', { order: '42' }),
       call('set_variables', { order_id: '42', other: 'x' }),
-      { kind: 'usage', model: 'm', prompt_tokens: 10, completion_tokens: 3 },
+      { type: 'usage', model: 'm', prompt_tokens: 10, completion_tokens: 3 },
     ],
     [text('It ships tomorrow.')],
     [text('Glad to help.'), call('transition_done')],
@@ -172,21 +172,21 @@ t.test('an LLM turn streams text, runs tools, sets extracted variables and exits
   await collect(rt.start(signal()))
   const first = await collect(rt.turn('where is order 42?', signal()))
   t.same(
-    first.filter((e) => e.kind === 'text_delta').map((e) => (e as { text: string }).text),
+    first.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text),
     ['Let me ', 'check. ', 'It ships tomorrow.'],
   )
   t.same(says(first), ['Let me check. It ships tomorrow.'])
   // Usage arrives with the stream; tool calls run once the model has finished that response.
   t.match(first, [
-    { kind: 'text_delta' },
-    { kind: 'text_delta' },
-    { kind: 'usage', prompt_tokens: 10 },
-    { kind: 'tool_call', call_id: 'call_shop__lookup', input: { order: '42' } },
-    { kind: 'tool_result', ok: true },
-    { kind: 'variable', name: 'order_id', value: '42' },
+    { type: 'text_delta' },
+    { type: 'text_delta' },
+    { type: 'usage', prompt_tokens: 10 },
+    { type: 'tool_call', call_id: 'call_shop__lookup', input: { order: '42' } },
+    { type: 'tool_result', ok: true },
+    { type: 'variable', name: 'order_id', value: '42' },
   ])
   t.notOk(
-    first.some((e) => e.kind === 'variable' && e.name === 'other'),
+    first.some((e) => e.type === 'variable' && e.name === 'other'),
     'only declared extract variables are set',
   )
   t.match(llm.requests[0]!.tools.map((x) => x.name).sort(), ['goto_human', 'set_variables', 'shop__lookup', 'transition_done'])
@@ -194,7 +194,7 @@ t.test('an LLM turn streams text, runs tools, sets extracted variables and exits
   t.match(llm.requests[0]!.messages[0]!.content, /Help with orders\./)
   const second = await collect(rt.turn('great, thanks', signal()))
   t.same(says(second), ['Glad to help.', 'Bye!'])
-  t.match(second.at(-1), { kind: 'end', disposition: 'resolved' })
+  t.match(second.at(-1), { type: 'end', disposition: 'resolved' })
 })
 
 t.test('a global node is reachable from any conversation by its intent', async (t) => {
@@ -204,10 +204,10 @@ t.test('a global node is reachable from any conversation by its intent', async (
   const events = await collect(rt.turn('let me talk to a person', signal()))
   t.same(says(events), ['Connecting you.'])
   t.match(
-    events.filter((e) => e.kind === 'transfer' || e.kind === 'end'),
+    events.filter((e) => e.type === 'transfer' || e.type === 'end'),
     [
-      { kind: 'transfer', target: '+905551112233', mode: 'cold' },
-      { kind: 'end', disposition: 'transferred' },
+      { type: 'transfer', target: '+905551112233', mode: 'cold' },
+      { type: 'end', disposition: 'transferred' },
     ],
   )
 })
@@ -224,12 +224,12 @@ t.test('aborting mid-stream throws and leaves the state where the turn began', a
   const turn = (async () => {
     for await (const e of rt.turn('order 9 please', ac.signal)) {
       seen.push(e)
-      if (e.kind === 'text_delta') ac.abort()
+      if (e.type === 'text_delta') ac.abort()
     }
   })()
   await t.rejects(turn)
   release()
-  t.match(seen, [{ kind: 'text_delta', text: 'Partial answer' }])
+  t.match(seen, [{ type: 'text_delta', text: 'Partial answer' }])
   const after = rt.state
   t.equal(after.nodeId, before.nodeId)
   t.same(after.variables, before.variables, 'no variable from the aborted turn')
@@ -249,10 +249,10 @@ t.test('a graph that loops without waiting stops with graph_loop', async (t) => 
   })
   const events = await collect(rt.start(signal()))
   t.match(
-    events.filter((e) => e.kind === 'error' || e.kind === 'end'),
+    events.filter((e) => e.type === 'error' || e.type === 'end'),
     [
-      { kind: 'error', code: 'graph_loop' },
-      { kind: 'end', disposition: 'error' },
+      { type: 'error', code: 'graph_loop' },
+      { type: 'end', disposition: 'error' },
     ],
   )
 })

@@ -139,7 +139,7 @@ export class OpenAiLlm implements LlmClient {
     const calls = new ToolCallAssembler()
     let produced = false
     let finished = false
-    let usage: Extract<LlmChunk, { kind: 'usage' }> | null = null
+    let usage: Extract<LlmChunk, { type: 'usage' }> | null = null
     try {
       watchdog.arm('first', this.options.timeoutMs)
       const stream = await this.client.chat.completions.create(body, { signal: ac.signal })
@@ -147,7 +147,7 @@ export class OpenAiLlm implements LlmClient {
         watchdog.arm('idle', this.options.idleTimeoutMs)
         if (chunk.usage)
           usage = {
-            kind: 'usage',
+            type: 'usage',
             model: chunk.model || body.model,
             prompt_tokens: chunk.usage.prompt_tokens,
             completion_tokens: chunk.usage.completion_tokens,
@@ -158,7 +158,7 @@ export class OpenAiLlm implements LlmClient {
         const text = (choice.delta.content ?? '') + (choice.delta.refusal ?? '')
         if (text) {
           watchdog.pause()
-          yield { kind: 'text', text }
+          yield { type: 'text', text }
           produced = true
           watchdog.arm('idle', this.options.idleTimeoutMs)
         }
@@ -167,7 +167,7 @@ export class OpenAiLlm implements LlmClient {
           finished = true
           watchdog.pause()
           for (const call of calls.drain()) {
-            yield { kind: 'tool_call', ...call }
+            yield { type: 'tool_call', ...call }
             produced = true
           }
           watchdog.arm('idle', this.options.idleTimeoutMs)

@@ -229,7 +229,7 @@ t.test('the LLM and speech providers prewarm their own origin, and their request
   const { chunks, error } = await settle(llm.stream(request(), never()))
   t.equal(error, null)
   t.ok(
-    chunks.some((ch) => ch.kind === 'text'),
+    chunks.some((ch) => ch.type === 'text'),
     'the reply streamed',
   )
   t.equal(llmHop.count(), 1, 'on the warm connection')

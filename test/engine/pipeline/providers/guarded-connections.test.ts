@@ -96,7 +96,7 @@ t.test('within the operator range a name reaches the checked address (pinned: th
   const { chunks, error } = await settle(llm.stream(request(), never()))
   t.equal(error, null)
   t.ok(
-    chunks.some((c) => c.kind === 'text'),
+    chunks.some((c) => c.type === 'text'),
     'the stand-in answered',
   )
   t.equal(server.requests.length, 1)

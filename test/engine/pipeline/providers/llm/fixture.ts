@@ -45,5 +45,5 @@ export async function settle(stream: AsyncIterable<LlmChunk>): Promise<{ chunks:
   }
 }
 
-export const texts = (chunks: LlmChunk[]) => chunks.flatMap((c) => (c.kind === 'text' ? [c.text] : []))
+export const texts = (chunks: LlmChunk[]) => chunks.flatMap((c) => (c.type === 'text' ? [c.text] : []))
 export const never = () => new AbortController().signal

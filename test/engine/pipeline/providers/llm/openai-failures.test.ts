@@ -77,7 +77,7 @@ t.test('no retry once text was yielded: a mid-stream reset fails after exactly o
     (async function* () {
       for await (const c of llm.stream(request({ messages: [{ role: 'user', content: 'one two three four five' }] }), never())) {
         yield c
-        if (c.kind === 'text' && c.text === 'one ') heard()
+        if (c.type === 'text' && c.text === 'one ') heard()
       }
     })(),
   )
@@ -154,7 +154,7 @@ t.test('aborting mid-stream rejects with the abort and closes the connection at 
   const { error } = await settle(
     (async function* () {
       for await (const c of llm.stream(request(), ac.signal)) {
-        if (c.kind === 'text') seen.push(c.text)
+        if (c.type === 'text') seen.push(c.text)
         if (seen.length === 2) ac.abort()
         yield c
       }

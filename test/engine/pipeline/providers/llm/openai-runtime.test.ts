@@ -39,7 +39,7 @@ async function collect(stream: AsyncIterable<RuntimeEvent>): Promise<RuntimeEven
   for await (const e of stream) out.push(e)
   return out
 }
-const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.kind === 'say' ? [e.text] : []))
+const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.type === 'say' ? [e.text] : []))
 const signal = () => new AbortController().signal
 
 t.test('a conversation node runs on OpenAiLlm: streamed text, a tool call, extraction, an intent exit', async (t) => {
@@ -62,19 +62,19 @@ t.test('a conversation node runs on OpenAiLlm: streamed text, a tool call, extra
 
   const first = await collect(rt.turn('where is order 42?', signal()))
   t.same(
-    first.filter((e) => e.kind === 'text_delta').map((e) => (e as { text: string }).text),
+    first.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text),
     ['Let me ', 'check. ', 'It ships ', 'tomorrow.'],
   )
   t.same(says(first), ['Let me check. It ships tomorrow.'])
   t.same(inputs, [{ ref: { integration: 'shop', action: 'lookup' }, input: { order: '42' } }])
   t.match(
-    first.filter((e) => ['usage', 'tool_call', 'tool_result', 'variable'].includes(e.kind)),
+    first.filter((e) => ['usage', 'tool_call', 'tool_result', 'variable'].includes(e.type)),
     [
-      { kind: 'usage', prompt_tokens: 120, completion_tokens: 9 },
-      { kind: 'tool_call', call_id: 'call_lookup', integration: 'shop', action: 'lookup' },
-      { kind: 'tool_result', call_id: 'call_lookup', ok: true },
-      { kind: 'variable', name: 'order_id', value: '42' },
-      { kind: 'usage', model: 'gpt-4o-mini' },
+      { type: 'usage', prompt_tokens: 120, completion_tokens: 9 },
+      { type: 'tool_call', call_id: 'call_lookup', integration: 'shop', action: 'lookup' },
+      { type: 'tool_result', call_id: 'call_lookup', ok: true },
+      { type: 'variable', name: 'order_id', value: '42' },
+      { type: 'usage', model: 'gpt-4o-mini' },
     ],
   )
   t.equal(rt.state.variables.order_id, '42')
@@ -103,7 +103,7 @@ t.test('a conversation node runs on OpenAiLlm: streamed text, a tool call, extra
 
   const second = await collect(rt.turn('great, thanks', signal()))
   t.same(says(second), ['Glad to help.', 'Bye!'])
-  t.match(second.at(-1), { kind: 'end', disposition: 'resolved' })
+  t.match(second.at(-1), { type: 'end', disposition: 'resolved' })
   t.same(
     server.requests.map((r) => r.status),
     [200, 200, 200],
@@ -134,13 +134,13 @@ t.test('barge-in: aborting the turn stops the HTTP stream and restores the state
     (async () => {
       for await (const e of rt.turn('order 7', ac.signal)) {
         seen.push(e)
-        if (e.kind === 'text_delta') ac.abort()
+        if (e.type === 'text_delta') ac.abort()
       }
     })(),
     { name: 'AbortError' },
   )
   t.equal(await server.requests[0]!.ended, 'client_closed')
-  t.same(seen.filter((e) => e.kind === 'text_delta').length, 1)
+  t.same(seen.filter((e) => e.type === 'text_delta').length, 1)
   t.same(rt.state.variables, before.variables)
   t.same(rt.state.history, [...before.history, { role: 'user', text: 'order 7' }])
 })

@@ -7,11 +7,11 @@ t.test('streams the model’s text in order, then its usage', async (t) => {
   server.script({ text: ['Good ', 'morning', ', how ', 'can I help?'], usage: { prompt_tokens: 31, completion_tokens: 4 } })
   const chunks = await collect(llm.stream(request(), never()))
   t.same(chunks, [
-    { kind: 'text', text: 'Good ' },
-    { kind: 'text', text: 'morning' },
-    { kind: 'text', text: ', how ' },
-    { kind: 'text', text: 'can I help?' },
-    { kind: 'usage', model: 'gpt-4o-mini', prompt_tokens: 31, completion_tokens: 4 },
+    { type: 'text', text: 'Good ' },
+    { type: 'text', text: 'morning' },
+    { type: 'text', text: ', how ' },
+    { type: 'text', text: 'can I help?' },
+    { type: 'usage', model: 'gpt-4o-mini', prompt_tokens: 31, completion_tokens: 4 },
   ])
 })
 
@@ -33,14 +33,14 @@ t.test('assembles tool calls from fragmented arguments and yields each once, com
   })
   const chunks = await collect(llm.stream(request(), never()))
   t.same(
-    chunks.map((c) => c.kind),
+    chunks.map((c) => c.type),
     ['text', 'text', 'text', 'text', 'tool_call', 'tool_call', 'usage'],
   )
   t.same(
-    chunks.filter((c) => c.kind === 'tool_call'),
+    chunks.filter((c) => c.type === 'tool_call'),
     [
-      { kind: 'tool_call', id: 'call_a', name: 'shop__lookup', arguments: '{"order":"42","fields":["status","eta"]}' },
-      { kind: 'tool_call', id: 'call_b', name: 'set_variables', arguments: '{"order_id":"42"}' },
+      { type: 'tool_call', id: 'call_a', name: 'shop__lookup', arguments: '{"order":"42","fields":["status","eta"]}' },
+      { type: 'tool_call', id: 'call_b', name: 'set_variables', arguments: '{"order_id":"42"}' },
     ],
   )
   t.ok(server.requests[0]!.injected.chunks >= 13, 'the arguments really arrived in pieces')
@@ -105,7 +105,7 @@ t.test('a slow consumer does not count against the idle timeout', async (t) => {
   server.script({ text: 'one two three four five six' })
   const got: string[] = []
   for await (const c of llm.stream(request(), never())) {
-    if (c.kind !== 'text') continue
+    if (c.type !== 'text') continue
     got.push(c.text)
     if (got.length === 1) await new Promise((r) => setTimeout(r, 400))
   }
@@ -115,7 +115,7 @@ t.test('a slow consumer does not count against the idle timeout', async (t) => {
 t.test('breaking out of the stream closes the HTTP response', async (t) => {
   const { server, llm } = await setup(t, {}, { tokensPerSecond: 50 })
   server.script({ text: 'a b c d e f g h i j k l m n o p' })
-  for await (const c of llm.stream(request(), never())) if (c.kind === 'text') break
+  for await (const c of llm.stream(request(), never())) if (c.type === 'text') break
   t.equal(await server.requests[0]!.ended, 'client_closed')
   t.ok(server.requests[0]!.injected.chunks < 16, 'the stand-in stopped sending')
 })
