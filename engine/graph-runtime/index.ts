@@ -16,7 +16,8 @@ export { validateDefinition, type GraphProblem } from './validate.js'
 export { checkExpression, OPERATORS } from './expressions.js'
 export { checkTemplate, renderTemplate } from './templates.js'
 export { AgentConfig, DEFAULT_CONFIG, DEFAULT_BACKCHANNELS } from './config.js'
-export { GraphRuntime, initialState, RuntimeError, discardTurn, type RuntimeState } from './runtime.js'
+export { GraphRuntime } from './runtime.js'
+export { initialState, RuntimeError, discardTurn, type RuntimeState } from './state.js'
 export { extractValue, type CollectType } from './extract.js'
 export type {
   RuntimeIO,

@@ -1,62 +1,26 @@
 import type { AgentConfig } from './config.js'
 import type { Definition, WorkflowEdge, WorkflowNode } from './definition.js'
 import { outgoing, pickEdge, type Outcome } from './edges.js'
+import { pumpEvents } from './event-pump.js'
 import { extractValue } from './extract.js'
-import { IoFailures, VARIABLE_VALUE_BOUNDS, boundOutcome } from './guard.js'
-import { cloneJson } from './json-bounds.js'
+import { IoFailures, VARIABLE_VALUE_BOUNDS } from './guard.js'
+import { cloneJson, jsonExcess } from './json-bounds.js'
 import type { RuntimeEvent, RuntimeIO } from './io.js'
 import { restateWithLlm } from './collect-llm.js'
 import { keepHeard } from './heard.js'
+import { completeLine, llmMissing } from './llm-line.js'
 import { conversationTurn } from './llm-turn.js'
+import { RuntimeError, isDiscard, type RuntimeState } from './state.js'
 import { TemplateBudgetError, renderTemplate } from './templates.js'
-import { jsonExcess } from './json-bounds.js'
+import { runToolNode } from './tool-node.js'
 
-/** A session's runtime state; plain data, stored between turns. */
-export interface RuntimeState {
-  /** The node waiting for the caller (collect or conversation); null before start and after end. */
-  nodeId: string | null
-  variables: Record<string, unknown>
-  /** Failed answers at the current collect node. */
-  attempts: number
-  history: { role: 'user' | 'assistant'; text: string }[]
-  started: boolean
-  ended: boolean
-  disposition: string | null
-}
-
-export class RuntimeError extends Error {
-  constructor(
-    readonly code: 'session_ended' | 'not_started' | 'already_started',
-    message: string,
-  ) {
-    super(message)
-    this.name = 'RuntimeError'
-  }
-}
+// Re-exported: the call imports discardTurn from this module.
+export { discardTurn } from './state.js'
 
 const MAX_STEPS_PER_TURN = 100
 const MAX_HISTORY = 100
 
-export function initialState(def: Definition, seed: Record<string, unknown> = {}): RuntimeState {
-  const variables: Record<string, unknown> = {}
-  // defineProperty: a variable named __proto__ is a value like any other, not the object's prototype.
-  const set = (name: string, value: unknown) =>
-    Object.defineProperty(variables, name, { value: cloneJson(value), writable: true, enumerable: true, configurable: true })
-  for (const v of def.variables) if (v.default !== undefined) set(v.name, v.default)
-  for (const v of def.variables) if (Object.hasOwn(seed, v.name) && seed[v.name] !== undefined) set(v.name, seed[v.name])
-  return { nodeId: null, variables, attempts: 0, history: [], started: false, ended: false, disposition: null }
-}
-
 type Emit = (e: RuntimeEvent) => void
-
-/**
- * The abort reason of a turn to forget entirely: aborting with it restores the state without
- * keeping the caller's words (a preemptive reply whose words the caller went on to extend).
- */
-export function discardTurn(): DOMException {
-  return new DOMException('The turn was discarded', 'TurnDiscarded')
-}
-const isDiscard = (reason: unknown): boolean => reason instanceof DOMException && reason.name === 'TurnDiscarded'
 
 /**
  * Executes an agent graph turn by turn. `start` and `turn` yield events as they happen; nothing
@@ -69,6 +33,8 @@ export class GraphRuntime {
   private readonly io: RuntimeIO
   private readonly ioFailures = new IoFailures()
   private s: RuntimeState
+  /** Nodes entered in the current turn, bounded by MAX_STEPS_PER_TURN; also keeps a tool node's call id unique. */
+  private steps = 0
 
   constructor(
     private readonly def: Definition,
@@ -119,30 +85,10 @@ export class GraphRuntime {
       yield this.finishEvent('error')
       return
     }
-    const queue: RuntimeEvent[] = []
-    let wake: (() => void) | null = null
-    let done = false
-    let failure: unknown = null
     this.steps = 0
-    const emit: Emit = (e) => {
-      queue.push(e)
-      wake?.()
-    }
-    const settled = body(emit)
-      .catch((err: unknown) => {
-        failure = err
-      })
-      .finally(() => {
-        done = true
-        wake?.()
-      })
+    const { events, settled } = pumpEvents(body)
     try {
-      for (;;) {
-        while (queue.length) yield queue.shift()!
-        if (done) break
-        await new Promise<void>((r) => (wake = r))
-        wake = null
-      }
+      const failure = yield* events
       if (failure && (signal.aborted || this.ioFailures.has(failure))) throw failure
       if (signal.aborted) throw signal.reason ?? new DOMException('aborted', 'AbortError')
       if (failure) {
@@ -165,8 +111,6 @@ export class GraphRuntime {
       throw err
     }
   }
-
-  private steps = 0
 
   private internalFailure(err: unknown): RuntimeEvent {
     if (err instanceof TemplateBudgetError) return { type: 'error', code: 'template_too_large', message: err.message, retryable: false }
@@ -287,12 +231,7 @@ export class GraphRuntime {
 
   private async converse(node: Extract<WorkflowNode, { type: 'conversation' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
     if (!this.io.llm) {
-      emit({
-        type: 'error',
-        code: 'provider_not_configured',
-        message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY',
-        retryable: false,
-      })
+      emit(llmMissing())
       this.s.nodeId = node.id
       return
     }
@@ -325,24 +264,10 @@ export class GraphRuntime {
   }
 
   private async runTool(node: Extract<WorkflowNode, { type: 'tool' }>, emit: Emit, signal: AbortSignal): Promise<Outcome> {
-    const { integration, action } = node.data.action
     const input = Object.fromEntries(Object.entries(node.data.input).map(([k, v]) => [k, this.render(v)]))
     const callId = `${node.id}-${this.steps}`
     if (node.data.say_while_running) this.say(this.render(node.data.say_while_running), 'static', emit)
-    emit({ type: 'tool_call', call_id: callId, integration, action, input })
-    const outcome = boundOutcome(
-      this.io.tools ? await this.io.tools.run({ integration, action }, input, signal) : { ok: false, error: 'No tool runner is configured' },
-    )
-    signal.throwIfAborted()
-    emit({ type: 'tool_result', call_id: callId, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
-    if (!outcome.ok) return 'failure'
-    for (const [variable, path] of Object.entries(node.data.output)) {
-      const value = path
-        .split('.')
-        .reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), outcome.output)
-      if (value !== undefined) this.setVariable(variable, value, emit)
-    }
-    return 'success'
+    return runToolNode({ node, input, callId, tools: this.io.tools, emit, signal, setVariable: (name, value) => this.setVariable(name, value, emit) })
   }
 
   private async answerFromKnowledge(node: Extract<WorkflowNode, { type: 'knowledge' }>, emit: Emit, signal: AbortSignal): Promise<void> {
@@ -359,29 +284,8 @@ export class GraphRuntime {
 
   /** One LLM completion spoken as a line (first messages, knowledge answers). */
   private async generateLine(prompt: string, emit: Emit, signal: AbortSignal): Promise<void> {
-    if (!this.io.llm) {
-      emit({
-        type: 'error',
-        code: 'provider_not_configured',
-        message: 'This node needs an LLM: store an OpenAI-compatible credential or set OZAN_OPENAI_API_KEY',
-        retryable: false,
-      })
-      return
-    }
-    let text = ''
-    const request = {
-      model: this.config.llm.model,
-      messages: [{ role: 'system' as const, content: this.render(prompt) }],
-      tools: [],
-      temperature: this.config.llm.temperature,
-      maxTokens: this.config.llm.max_tokens,
-    }
-    for await (const chunk of this.io.llm.stream(request, signal)) {
-      if (chunk.type === 'text') {
-        text += chunk.text
-        emit({ type: 'text_delta', text: chunk.text })
-      } else if (chunk.type === 'usage') emit(chunk)
-    }
+    if (!this.io.llm) return emit(llmMissing())
+    const text = await completeLine({ llm: this.io.llm, prompt: this.render(prompt), config: this.config, emit, signal })
     if (text.trim()) this.say(text.trim(), 'llm', emit)
   }
 
