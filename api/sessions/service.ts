@@ -1,17 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos, SessionRow, WorkflowRow } from '../../db/index.js'
-import {
-  type AgentConfig,
-  GraphRuntime,
-  initialState,
-  type KnowledgeBase,
-  type LlmClient,
-  type RuntimeEvent,
-  type RuntimeIO,
-  type RuntimeState,
-  type ToolRunner,
-} from '../../engine/graph-runtime/index.js'
+import { type AgentConfig, GraphRuntime, initialState, type RuntimeEvent, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import type { CallControl } from '../../engine/calls/index.js'
 import { ApiError } from '../http/errors.js'
 import { upstreamApiError } from '../http/upstream.js'
@@ -19,31 +9,27 @@ import type { Principal } from '../security/principal.js'
 import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
 import { completionReport } from './report.js'
-import { decodeVoiceAudio, noSpeech, speechApiError, synthesize, transcribe, wavAudio } from './voice.js'
-import type { VoiceProvidersFor } from './voice-providers.js'
+import type { VoiceProviders } from './voice-providers.js'
 import { storedConfig, storedDefinition } from './stored-agent.js'
+import { type AgentProviderSources, agentRuntimeIO, agentVoice } from './agent-providers.js'
+import { SessionLocks } from './session-locks.js'
+import { voiceTurn } from './voice-turn.js'
+import { sessionDetail, sessionEvent, sessionSummary } from './views.js'
 
 /** A text turn that takes longer than this is aborted (the session stays as it was). */
 export const TURN_TIMEOUT_MS = 120_000
 
-export interface SessionDeps {
+/** The LLM, tools, knowledge and voice providers come from AgentProviderSources (agent-providers.ts). */
+export interface SessionDeps extends AgentProviderSources {
   repos: Repos
   bus: EventBus
   clock: Clock
   logger: Logger
-  /** The LLM an organization's sessions use, or undefined when none is configured. */
-  llmFor?: (organizationId: string) => LlmClient | undefined
-  /** Integration actions for tool nodes and LLM tools. */
-  toolsFor?: (organizationId: string) => ToolRunner
-  /** The knowledge base of the session's organization and environment. */
-  knowledgeFor?: (scope: { organizationId: string; environmentId: string }) => KnowledgeBase
   /**
    * Deadline of a whole turn (every LLM round and tool call), default TURN_TIMEOUT_MS. It bounds
    * what the provider's own timeouts do not: a reply trickling in just under them, or many rounds.
    */
   turnTimeoutMs?: number
-  /** STT and TTS of a voice turn, from the agent's config and the organization's credentials. */
-  voiceFor?: VoiceProvidersFor
 }
 
 /** What a session runs: a workflow's version (null: its draft), or a transient agent (workflowId null). */
@@ -59,12 +45,12 @@ interface Which {
   version?: number
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 const scope = (p: Principal) => ({ organizationId: p.organizationId, environmentId: p.environmentId })
 
 /** Text sessions and single text runs over the graph runtime. */
 export class SessionService {
-  private readonly locks = new Map<string, Promise<unknown>>()
+  /** Messages to one session run one after another, never interleaved. */
+  private readonly locks = new SessionLocks()
 
   constructor(private readonly d: SessionDeps) {}
 
@@ -99,7 +85,7 @@ export class SessionService {
       started_at: now,
     })
     const row = this.d.repos.sessions.get(scope(p), id)!
-    return this.exclusive(id, async () => {
+    return this.locks.run(id, async () => {
       try {
         return await this.advance(p, row, null)
       } catch (err) {
@@ -120,7 +106,7 @@ export class SessionService {
    * applied, 0 when the session had already ended.
    */
   control(p: Principal, sessionId: string, m: CallControl): Promise<number> {
-    return this.exclusive(sessionId, () => {
+    return this.locks.run(sessionId, () => {
       const row = this.d.repos.sessions.get(scope(p), sessionId)
       if (!row) throw new ApiError('not_found')
       if (row.status !== 'active') return 0
@@ -158,47 +144,16 @@ export class SessionService {
     return this.callerTurn(p, workflowId, sessionId, () => text)
   }
 
-  /**
-   * A spoken turn: the audio is transcribed, the words run as the caller's message (the same turn
-   * as message(), serialized with it), and the reply is spoken back as a 16 kHz mono WAV.
-   * Nothing is recorded when the audio is unusable, no words are heard, or recognition fails.
-   */
-  async voice(p: Principal, workflowId: string, sessionId: string, body: RawBody) {
-    let transcript = ''
-    let speech: ReturnType<VoiceProvidersFor> | undefined
-    const turn = await this.callerTurn(p, workflowId, sessionId, async (row) => {
-      const pcm = decodeVoiceAudio(body)
-      if (!this.d.voiceFor) throw new ApiError('provider_not_configured', 'Voice turns are not configured on this server.')
-      speech = this.d.voiceFor(p.organizationId, storedConfig(row.config))
-      const signal = AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS)
-      try {
-        transcript = await transcribe(speech.stt, pcm, speech.sttLanguage, signal)
-      } catch (err) {
-        this.d.logger.warn({ session_id: row.id, err: (err as Error).message }, 'voice turn: speech-to-text failed')
-        throw speechApiError(err)
-      }
-      if (signal.aborted) throw new ApiError('service_unavailable')
-      if (!transcript) throw noSpeech()
-      return transcript
+  /** A spoken turn (voice-turn.ts): transcribed, run as message() is, and answered as a WAV. */
+  voice(p: Principal, workflowId: string, sessionId: string, body: RawBody) {
+    return voiceTurn({
+      body,
+      sessionId,
+      logger: this.d.logger,
+      timeoutMs: this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS,
+      voiceFor: (config) => this.voiceProviders(p.organizationId, config),
+      callerTurn: (hear) => this.callerTurn(p, workflowId, sessionId, hear),
     })
-    const s = speech!
-    let audio: ReturnType<typeof wavAudio> | null = null
-    if (turn.messages.some((m) => m.trim())) {
-      try {
-        audio = wavAudio(
-          await synthesize(s.tts, turn.messages, {
-            voice: s.voice,
-            language: s.ttsLanguage,
-            signal: AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS),
-          }),
-        )
-      } catch (err) {
-        // The turn is recorded by now (GET …/events has it); only its audio is missing.
-        this.d.logger.warn({ session_id: sessionId, err: (err as Error).message }, 'voice turn: text-to-speech failed')
-        throw speechApiError(err)
-      }
-    }
-    return { ...turn, transcript, audio }
   }
 
   /** Start plus at most one caller turn, recorded as a session of channel "run" and completed. */
@@ -207,7 +162,7 @@ export class SessionService {
     const row = this.d.repos.sessions.get(scope(p), opening.session_id)!
     const reply =
       input.input !== undefined && !opening.ended
-        ? await this.exclusive(row.id, async () => {
+        ? await this.locks.run(row.id, async () => {
             try {
               return await this.advance(p, row, input.input!)
             } catch (err) {
@@ -248,41 +203,23 @@ export class SessionService {
     return { workflow: wf, definition, config, version: version! }
   }
 
-  /** The runtime's io for a session of the scope: the same LLM, tools and knowledge text sessions get. */
-  runtimeIO(s: { organizationId: string; environmentId: string }): RuntimeIO {
-    return {
-      llm: this.d.llmFor?.(s.organizationId),
-      tools: this.d.toolsFor?.(s.organizationId),
-      knowledge: this.d.knowledgeFor?.(s),
-      now: () => new Date(this.d.clock.now()),
-    }
+  /** The runtime's io for a session of the scope: what text turns get too (agent-providers.ts). */
+  runtimeIO(s: { organizationId: string; environmentId: string }) {
+    return agentRuntimeIO(this.d, s)
   }
 
-  /** STT and TTS for an agent config; throws ApiError provider_not_configured. */
-  voiceProviders(organizationId: string, config: AgentConfig): ReturnType<VoiceProvidersFor> {
-    if (!this.d.voiceFor) throw new ApiError('provider_not_configured', 'Voice is not configured on this server.')
-    return this.d.voiceFor(organizationId, config)
+  /** STT and TTS for an agent config, as voice turns get them; throws ApiError provider_not_configured. */
+  voiceProviders(organizationId: string, config: AgentConfig): VoiceProviders {
+    return agentVoice(this.d, organizationId, config)
   }
 
   detail(p: Principal, workflowId: string, sessionId: string) {
-    const row = this.session(p, workflowId, sessionId)
-    const state = JSON.parse(row.state) as RuntimeState
-    return {
-      ...summary(row),
-      node_id: state.nodeId,
-      variables: state.variables,
-      transcript: state.history,
-      usage: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens },
-      error_code: row.error_code,
-    }
+    return sessionDetail(this.session(p, workflowId, sessionId))
   }
 
   events(p: Principal, workflowId: string, sessionId: string, at: { limit: number; offset: number }) {
     const page = this.d.repos.sessions.eventsPage(this.session(p, workflowId, sessionId).id, at)
-    return {
-      items: page.items.map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! })),
-      total: page.total,
-    }
+    return { items: page.items.map(sessionEvent), total: page.total }
   }
 
   list(p: Principal, q: { workflow_uuid?: string; status?: SessionRow['status']; channel?: SessionRow['channel']; limit: number; offset: number }) {
@@ -293,7 +230,7 @@ export class SessionService {
       limit: q.limit,
       offset: q.offset,
     })
-    return { items: page.items.map(summary), total: page.total }
+    return { items: page.items.map(sessionSummary), total: page.total }
   }
 
   /**
@@ -302,7 +239,7 @@ export class SessionService {
    * spoken or typed, never interleave.
    */
   private callerTurn(p: Principal, workflowId: string | null, sessionId: string, hear: (row: SessionRow) => string | Promise<string>): Promise<TurnFields> {
-    return this.exclusive(sessionId, async () => {
+    return this.locks.run(sessionId, async () => {
       const row = this.session(p, workflowId, sessionId)
       // A web or phone call's runtime lives in the engine: a typed turn here would fork its state.
       if (row.channel === 'web' || row.channel === 'phone') throw new ApiError('voice_session')
@@ -315,12 +252,7 @@ export class SessionService {
   private async advance(p: Principal, row: SessionRow, text: string | null): Promise<TurnFields> {
     const def = storedDefinition(row.definition)
     const config = storedConfig(row.config)
-    const io: RuntimeIO = {
-      llm: this.d.llmFor?.(p.organizationId),
-      tools: this.d.toolsFor?.(p.organizationId),
-      knowledge: this.d.knowledgeFor?.({ organizationId: row.organization_id, environmentId: row.environment_id }),
-      now: () => new Date(this.d.clock.now()),
-    }
+    const io = this.runtimeIO({ organizationId: row.organization_id, environmentId: row.environment_id })
     const runtime = new GraphRuntime(def, config, io, JSON.parse(row.state) as RuntimeState, {
       session_id: row.id,
       channel: row.channel === 'run' ? 'chat' : row.channel,
@@ -448,33 +380,6 @@ export class SessionService {
     const row = this.d.repos.sessions.get(scope(p), sessionId)
     if (!row || (workflowId !== null && row.workflow_id !== workflowId)) throw new ApiError('not_found')
     return row
-  }
-
-  /** Messages to one session run one after another, never interleaved. */
-  private async exclusive<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
-    const previous = this.locks.get(key) ?? Promise.resolve()
-    const mine = previous.then(fn, fn)
-    const tail = mine.catch(() => undefined)
-    this.locks.set(key, tail)
-    try {
-      return await mine
-    } finally {
-      if (this.locks.get(key) === tail) this.locks.delete(key)
-    }
-  }
-}
-
-function summary(r: SessionRow) {
-  return {
-    id: r.id,
-    workflow_id: r.workflow_id,
-    version: r.workflow_version,
-    channel: r.channel,
-    status: r.status,
-    disposition: r.disposition,
-    turn_count: r.turn_count,
-    started_at: iso(r.started_at)!,
-    ended_at: iso(r.ended_at),
   }
 }
 
