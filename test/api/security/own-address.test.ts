@@ -2,9 +2,10 @@ import t from 'tap'
 import { startTestApp } from '../../helpers/app.js'
 import { newOwner } from '../../helpers/tenancy-fixtures.js'
 
-// ARCHITECTURE's guard: "never to private, loopback, link-local or metadata addresses" — and
-// not to this server itself. A server listening on a public address would otherwise let an
-// organization aim a webhook or an integration request at its own API (rule 4 of core/net/ssrf.ts).
+// The outbound (SSRF) guard refuses private, loopback, link-local and metadata addresses
+// (docs/configuration.md, OZAN_ALLOW_PRIVATE_CIDRS) — and this server itself. A server listening
+// on a public address would otherwise let an organization aim a webhook or an integration request
+// at its own API (rule 4 of core/net/ssrf.ts).
 // One guard serves provider base URLs, webhooks and integrations alike.
 const OWN_ADDRESS = '93.184.216.34'
 
