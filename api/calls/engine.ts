@@ -8,7 +8,16 @@ import type { Config, Logger } from '../../core/index.js'
 import { type AgentConfig, GraphRuntime, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import { CallSession } from '../../engine/pipeline/call/index.js'
 import { TtsCache } from '../../engine/pipeline/providers/tts/cache.js'
-import { CloseCode, MAX_PAYLOAD_BYTES, createSocketServer, createWebCallGate, events, type SocketKind, type WebCall } from '../../engine/server/index.js'
+import {
+  CloseCode,
+  MAX_PAYLOAD_BYTES,
+  WebSocketTransport,
+  createSocketServer,
+  createWebCallGate,
+  events,
+  type SocketKind,
+  type WebCall,
+} from '../../engine/server/index.js'
 import { SilenceStrategy, TextAdaptiveStrategy, type TurnStrategy } from '../../engine/turn-taking/index.js'
 import { loadVad, SileroModel } from '../../engine/vad/index.js'
 import type { Services } from '../app.js'
@@ -102,7 +111,7 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
       recorder.stateFrom(() => runtime.state)
       if (!recorder.open()) throw new ApiError('session_ended', 'This call is no longer waiting for a connection.')
       const session = new CallSession({
-        channel: call.channel,
+        transport: new WebSocketTransport(call.channel),
         runtime,
         vad,
         stt: voice.stt,
@@ -171,7 +180,7 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
           // (The close is not the caller's hang-up, so the session does not hear it as one.)
           channel.handlers = { ...channel.handlers, closed: () => {} }
           channel.end('server_shutdown', CloseCode.goingAway)
-          session.finish('server_shutdown', 'server_shutdown')
+          session.shutdown()
         }
         await server.close()
         await Promise.all(pending.map((e) => e.recorder.done))

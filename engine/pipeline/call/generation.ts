@@ -126,7 +126,7 @@ export class FixedLine implements ReplySource {
   ) {}
 
   async *events(): AsyncGenerator<RuntimeEvent> {
-    yield { kind: 'say', text: this.text, source: 'static' }
+    yield { type: 'say', text: this.text, source: 'static' }
   }
 
   cancel(reason: unknown = abortError()): void {

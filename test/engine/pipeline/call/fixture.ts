@@ -5,7 +5,7 @@
  * time, silence between utterances, like a microphone.
  */
 import type { z } from 'zod'
-import { startDeepgramStandIn } from '../../../../bench/stand-ins/deepgram-server.js'
+import { startDeepgramStandIn } from '../../../../engine/pipeline/providers/stand-ins/index.js'
 import { pcmToBytes } from '../../../../engine/audio/index.js'
 import { AgentConfig, Definition, GraphRuntime, initialState } from '../../../../engine/graph-runtime/index.js'
 import { CallSession, MemoryRecorder, type CallLimits } from '../../../../engine/pipeline/call/index.js'
@@ -13,7 +13,7 @@ import { DeepgramLiveStt } from '../../../../engine/pipeline/providers/stt/deepg
 import { TtsCache } from '../../../../engine/pipeline/providers/tts/cache.js'
 import { EspeakTts } from '../../../../engine/pipeline/providers/tts/espeak.js'
 import type { SynthesizeOptions, TtsProvider } from '../../../../engine/pipeline/providers/tts/types.js'
-import { MAX_PAYLOAD_BYTES, createSocketServer, createWebCallGate } from '../../../../engine/server/index.js'
+import { MAX_PAYLOAD_BYTES, WebSocketTransport, createSocketServer, createWebCallGate } from '../../../../engine/server/index.js'
 import { SilenceStrategy } from '../../../../engine/turn-taking/index.js'
 import { loadVad, type VadModel } from '../../../../engine/vad/index.js'
 import { TestClient, tokenFixture } from '../../server/helpers.js'
@@ -72,7 +72,7 @@ export async function startCallServer(t: { teardown(fn: () => unknown): void }, 
       const recorder = new MemoryRecorder()
       const runtime = new GraphRuntime(def, config, { now: () => new Date() }, initialState(def, {}), { channel: 'web', session_id: call.callId })
       const session = new CallSession({
-        channel: call.channel,
+        transport: new WebSocketTransport(call.channel),
         runtime,
         vad,
         stt: new DeepgramLiveStt({ apiKey: 'dg-key', baseUrl: dg.url }),

@@ -3,7 +3,6 @@ import type { z } from 'zod'
 import { AgentConfig, Definition, GraphRuntime, discardTurn, initialState, type RuntimeEvent } from '../../../../engine/graph-runtime/index.js'
 import { ScriptedLlm, text } from '../../../../engine/graph-runtime/testing/scripted-llm.js'
 import { Generation } from '../../../../engine/pipeline/call/generation.js'
-import { BoundedQueue } from '../../../../engine/pipeline/call/queue.js'
 import { demoGraph } from './fixture.js'
 
 const config = AgentConfig.parse({})
@@ -16,7 +15,7 @@ const drain = async (g: AsyncIterable<RuntimeEvent>) => {
   for await (const e of g) out.push(e)
   return out
 }
-const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.kind === 'say' ? [e.text] : []))
+const says = (events: RuntimeEvent[]) => events.flatMap((e) => (e.type === 'say' ? [e.text] : []))
 
 t.test('a primed (preempted) deterministic turn cancelled before commit leaves the runtime as it was', async (t) => {
   const rt = runtime(demoGraph)
@@ -43,7 +42,7 @@ t.test('a primed turn that is committed yields every event, the first included',
   g.prime()
   await new Promise((r) => setTimeout(r, 10))
   const events = await drain(g.events())
-  t.match(events[0], { kind: 'variable', name: 'name', value: 'Bob' })
+  t.match(events[0], { type: 'variable', name: 'name', value: 'Bob' })
   t.same(says(events), [
     'Nice to meet you. We are open every day from nine in the morning until six in the evening, and on Saturdays we close at noon.',
     'Shall I repeat the opening hours?',
@@ -72,7 +71,7 @@ t.test('an LLM turn aborted mid-stream by a consumer that stops reading still re
   const seen: RuntimeEvent[] = []
   for await (const e of g1.events()) {
     seen.push(e)
-    if (e.kind === 'text_delta') {
+    if (e.type === 'text_delta') {
       t.equal(opened2, false, 'the next turn waits for the runtime')
       g1.cancel()
       break
@@ -123,27 +122,4 @@ t.test('a generation whose runtime refuses to open fails its consumer, and cance
   await t.rejects(drain(g.events()), { code: 'not_started' })
   g.cancel()
   await g.settled
-})
-
-t.test('BoundedQueue: push waits while full, close drains, clear drops', async (t) => {
-  const q = new BoundedQueue<number>(2)
-  await q.push(1)
-  await q.push(2)
-  let third = false
-  const p = q.push(3).then((ok) => (third = ok))
-  await new Promise((r) => setTimeout(r, 5))
-  t.equal(third, false, 'the producer waits')
-  const it = q[Symbol.asyncIterator]()
-  t.same(await it.next(), { value: 1, done: false })
-  await p
-  t.equal(third, true)
-  q.close()
-  t.same([(await it.next()).value, (await it.next()).value, (await it.next()).done], [2, 3, true])
-  t.equal(await q.push(4), false)
-  const q2 = new BoundedQueue<number>(1)
-  await q2.push(1)
-  const waiting = q2.push(2)
-  q2.clear()
-  t.equal(await waiting, false)
-  t.same(await q2[Symbol.asyncIterator]().next(), { value: undefined, done: true })
 })

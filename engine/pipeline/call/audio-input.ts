@@ -1,0 +1,150 @@
+/**
+ * The caller's audio path, an adapter around the controller: transport audio (any rate) →
+ * resample to 16 kHz → VAD (windows, the detector, edges refined on the signal) and STT → speech
+ * edge, transcript and failure frames. It decides nothing: it reports what was heard.
+ *
+ * Time: VAD edges are stamped in audio time; an edge reaches the controller as `at` = the moment
+ * the model's verdict came back minus the detector's own latency (`confirmedAt - at`), and as
+ * `edgeAt` = the edge refined on the signal and placed on the caller's clock (CallerAudioClock).
+ *
+ * Bounds: at most `maxVadBacklog` VAD windows wait for inference; beyond that windows are dropped
+ * (and counted, and the first drop recorded). The STT stream bounds what it holds itself.
+ */
+import { Resampler, SAMPLE_RATE } from '../../audio/index.js'
+import { BoundaryRefiner, SpeechDetector, type SpeechDetectorOptions, type VadModel, type VadStream, Windower } from '../../vad/index.js'
+import { failureFrame, type ControllerFrame } from '../frames.js'
+import type { PlayoutClock } from '../playout-clock.js'
+import type { SttProvider, SttStream } from '../providers/stt/types.js'
+import { CallerAudioClock } from './audio-clock.js'
+
+export interface AudioInputDeps {
+  vad: VadModel
+  stt: SttProvider
+  language: string
+  clock: PlayoutClock
+  detector?: Partial<SpeechDetectorOptions>
+  /** VAD windows (32 ms) waiting for inference before new ones are dropped (default 64 ≈ 2 s). */
+  maxVadBacklog?: number
+  /** The call's signal: aborting it ends the STT stream. */
+  signal: AbortSignal
+  report(frame: ControllerFrame): void
+  /** Recorded once, on the first dropped VAD window. */
+  onOverload(backlog: number): void
+}
+
+export class AudioInput {
+  /** The caller muted their microphone: their audio counts as silence (turn timing and STT go on). */
+  muted = false
+  private readonly windower = new Windower()
+  private readonly detector: SpeechDetector
+  /** Moves the VAD's late edges onto the signal's level (engine/vad/refine.ts). */
+  private readonly refiner = new BoundaryRefiner()
+  private readonly audioClock = new CallerAudioClock()
+  private resampler: Resampler | null = null
+  private vad: VadStream | null = null
+  private stt: SttStream | null = null
+  private vadChain: Promise<void> = Promise.resolve()
+  private backlog = 0
+  private dropped = 0
+  private closed = false
+
+  constructor(private readonly d: AudioInputDeps) {
+    this.detector = new SpeechDetector({ reportPauses: true, ...d.detector })
+  }
+
+  /** VAD windows dropped because inference fell behind. */
+  get droppedWindows(): number {
+    return this.dropped
+  }
+
+  open(): void {
+    if (this.vad || this.closed) return
+    this.vad = this.d.vad.stream()
+    this.stt = this.d.stt.open({ language: this.d.language, signal: this.d.signal, sampleRate: SAMPLE_RATE })
+    void this.readTranscripts(this.stt)
+  }
+
+  /** One frame of caller audio, mono PCM16 at `sampleRate`. */
+  push(input: Int16Array, sampleRate: number = SAMPLE_RATE): void {
+    if (this.closed || !this.vad) return
+    const pcm16k = sampleRate === SAMPLE_RATE ? input : this.resample(input, sampleRate)
+    const pcm = this.muted ? new Int16Array(pcm16k.length) : pcm16k
+    if (pcm.length === 0) return
+    const arrivedAt = this.d.clock.now()
+    this.audioClock.frame(pcm.length, arrivedAt)
+    this.stt?.push(pcm)
+    const vad = this.vad
+    const maxBacklog = this.d.maxVadBacklog ?? 64
+    for (const w of this.windower.push(pcm)) {
+      this.refiner.push(w)
+      if (this.backlog >= maxBacklog) {
+        if (this.dropped++ === 0) this.d.onOverload(this.backlog)
+        continue
+      }
+      this.backlog++
+      const p = vad.process(w.samples)
+      this.vadChain = this.vadChain.then(() =>
+        p.then(
+          (probability) => {
+            this.backlog--
+            this.onProbability(probability, w.endMs, arrivedAt)
+          },
+          (err: unknown) => {
+            this.backlog--
+            if (this.closed) return
+            const { message } = failureFrame('vad', err, 'vad_failed')
+            this.d.report({ type: 'failure', category: 'vad', code: 'vad_failed', message: `voice activity detection failed: ${message}`, retryable: false })
+          },
+        ),
+      )
+    }
+  }
+
+  /** A streaming STT finalizes what it holds now (the caller paused long enough). */
+  finalize(): void {
+    this.stt?.endUtterance()
+  }
+
+  close(): void {
+    this.closed = true
+    this.vad?.reset()
+  }
+
+  private resample(input: Int16Array, sampleRate: number): Int16Array {
+    if (!this.resampler || this.resampler.fromRate !== sampleRate) this.resampler = new Resampler(sampleRate, SAMPLE_RATE)
+    return this.resampler.push(input)
+  }
+
+  private onProbability(probability: number, endMs: number, heardAt: number): void {
+    if (this.closed) return
+    const now = this.d.clock.now()
+    for (const e of this.detector.process(probability, endMs)) {
+      // Two clocks for one edge. Turn-taking and barge-in keep the VAD's own edge: the end it places
+      // late (by its fall time) balances the late onset of the words after a pause, which it also
+      // needs a window or two to see; timing the silence from the true end would end turns inside
+      // ordinary pauses. What is recorded and measured (voice-to-voice), and speculation's clock,
+      // use the edge as placed on the signal, the true one, on the caller's clock.
+      const at = now - (e.confirmedAt - e.at)
+      const starts = e.type === 'speech_start' || e.type === 'speech_resume'
+      const edgeAt = this.audioClock.wallAt(starts ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at))
+      if (e.type === 'speech_start') this.d.report({ type: 'speech_start', at, edgeAt, heardAt })
+      else if (e.type === 'speech_resume') this.d.report({ type: 'speech_resume', at })
+      else this.d.report({ type: e.type, at, edgeAt })
+      if (this.closed) return
+    }
+  }
+
+  private async readTranscripts(stream: SttStream): Promise<void> {
+    try {
+      for await (const ev of stream.events) {
+        if (this.closed) return
+        if (ev.type === 'error') return this.d.report(failureFrame('stt', ev.error, 'stt_failed'))
+        this.d.report({ type: 'transcript', text: ev.text, final: ev.type === 'final', at: this.d.clock.now() })
+      }
+      if (!this.closed)
+        this.d.report({ type: 'failure', category: 'stt', code: 'stt_failed', message: 'the transcription stream ended unexpectedly', retryable: false })
+    } catch (err) {
+      if (!this.closed) this.d.report(failureFrame('stt', err, 'internal_error'))
+    }
+  }
+}

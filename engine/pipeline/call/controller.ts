@@ -1,0 +1,484 @@
+/**
+ * The call's decisions, as a synchronous state machine: `handle(frame, now)` → commands. No I/O and
+ * no timers: what happens is a command for the adapters to carry out, and when it next needs time
+ * to pass is `wakeAt`, for whoever runs it to tick it then. Turn-taking (the strategy), barge-in
+ * with backchannels and false-interruption resume, preemptive generation, the silence prompt and
+ * timeout, the maximum duration and live control are decided here; tests drive it frame by frame
+ * on a fake clock (test/engine/pipeline/call/controller*.test.ts).
+ *
+ * One voice turn: VAD edges and transcripts go to barge-in and to the end-of-turn strategy; an end
+ * of turn starts a reply (`start_reply`), whose progress comes back as reply frames; its first
+ * frame played makes the agent "speaking", which arms barge-in; `reply_heard` closes it with what
+ * the caller heard, the only words recorded as said.
+ */
+import { isBackchannel } from '../../turn-taking/backchannels.js'
+import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
+import type { TurnDecision, TurnEvent, TurnStrategy } from '../../turn-taking/strategy.js'
+import type { CallStatus, EndReason } from '../../server/protocol.js'
+import type { ControllerFrame, PlayoutGaps, ReplyFrame, SpeechEdgeFrame } from '../frames.js'
+import type { CallerEvent, Command } from './commands.js'
+import type { CallEndReason } from './recorder.js'
+import { gapsRecord, newReply, noTiming, type Reply, replyMetrics, wireMetrics } from './replies.js'
+
+export interface CallLimits {
+  /** The call ends (`max_duration`) this long after it starts. */
+  maxDurationMs: number
+  /** Caller silent this long while the agent listens: the agent asks once, then ends (`idle_timeout`). */
+  silenceTimeoutMs: number
+}
+
+export interface ControllerOptions {
+  language: string
+  limits: CallLimits
+  strategy: TurnStrategy
+  bargeIn?: Partial<BargeInOptions>
+  /** Asked once after `silenceTimeoutMs` of caller silence. */
+  stillTherePrompt?: string
+  /** The STT finalizes on request (streaming): asked to after `finalizeAfterMs` of a pause. */
+  streamingStt: boolean
+}
+
+export interface Step {
+  commands: Command[]
+  /** When to tick the controller next (clock ms), or null when only new frames can change anything. */
+  wakeAt: number | null
+}
+
+/** Time passes in frames of caller audio: the silence, duration and barge-in checks run this often. */
+export const TICK_MS = 20
+/**
+ * Silence (from the refined edge) after which a streaming STT is told to finalize, rather than at
+ * the VAD's confirmed end (300 ms) or its own endpointing (Deepgram waits `endpointing` ms of
+ * silence, 300 by default here): the final, and what is preempted on it, comes that much sooner.
+ * Shorter pauses between words stay whole (espeak's run up to ~170 ms); a longer pause inside a
+ * sentence gives the STT two segments, whose finals the turn joins.
+ */
+export const FINALIZE_AFTER_MS = 200
+
+const normalize = (text: string) => text.replace(/\s+/g, ' ').trim()
+
+export class CallController {
+  private readonly o: ControllerOptions
+  private readonly bargeInOptions: BargeInOptions
+  private readonly bargeIn: BargeIn
+  private out: Command[] = []
+  private now = 0
+  private started = false
+  private ending = false
+  private status: CallStatus = 'connecting'
+  private startedAt = 0
+  /** The reply being generated or spoken. */
+  private turn: Reply | null = null
+  /** Replies cut or finishing whose `reply_heard` is still to come. */
+  private readonly closing = new Map<string, Reply>()
+  private preempt: { text: string; startedAt: number } | null = null
+  private userTurns = 0
+  private controlLines = 0
+  private readonly pendingLines: string[] = []
+  /** Control `end` (not immediately): the call ends when the agent has finished speaking. */
+  private endWhenQuiet = false
+  private lastSpeechEndAt: number | null = null
+  private lastFinalAt: number | null = null
+  private lastActivityAt = 0
+  private userSpeaking = false
+  private agentSpeaking = false
+  private promptedStillThere = false
+  private muted = false
+  /** When the audio that showed the caller's latest speech arrived, for the barge-in stop metric. */
+  private speechHeardAt = 0
+  /** The early finalize of the current pause: due at this time, or done (so speech_end skips it). */
+  private finalizeAt: number | null = null
+  private finalizedPause = false
+  private tickDueAt: number | null = null
+  private strategyWakeAt: number | null = null
+
+  constructor(options: ControllerOptions) {
+    const { limits } = options
+    if (!(limits.maxDurationMs > 0) || !(limits.silenceTimeoutMs > 0)) throw new RangeError('CallController: limits must be > 0')
+    this.o = options
+    this.bargeInOptions = { ...DEFAULT_BARGE_IN, lang: options.language, ...options.bargeIn }
+    this.bargeIn = new BargeIn(this.bargeInOptions)
+  }
+
+  get callStatus(): CallStatus {
+    return this.status
+  }
+
+  get ended(): boolean {
+    return this.ending
+  }
+
+  handle(frame: ControllerFrame, now: number): Step {
+    this.out = []
+    this.now = now
+    if (!this.ending) this.dispatch(frame)
+    return { commands: this.out, wakeAt: this.nextWakeAt }
+  }
+
+  private dispatch(f: ControllerFrame): void {
+    // Before the start only the caller leaving (or the server stopping) means anything.
+    if (!this.started && f.type !== 'call_start' && f.type !== 'caller_left' && f.type !== 'shutdown') return
+    switch (f.type) {
+      case 'call_start':
+        return this.start(f.info)
+      case 'speech_start':
+      case 'speech_pause':
+      case 'speech_resume':
+      case 'speech_end':
+        return this.onSpeechEdge(f)
+      case 'transcript':
+        return this.onTranscript(f.text, f.final)
+      case 'tick':
+        return this.onTick()
+      case 'reply_text':
+      case 'reply_audio':
+      case 'reply_playing':
+      case 'reply_step':
+      case 'reply_warning':
+      case 'reply_ends_call':
+      case 'reply_heard':
+        return this.onReply(f)
+      case 'say':
+      case 'transfer':
+      case 'end':
+        return this.onControl(f)
+      case 'dtmf':
+        return this.record('dtmf', { digits: f.digits })
+      case 'mute':
+        this.muted = f.muted
+        this.do({ type: 'mute_input', muted: f.muted })
+        return this.record('mute', { muted: f.muted })
+      case 'caller_left':
+        // A socket's close code tells a hang-up from a dropped connection or a protocol breach.
+        if (f.code !== undefined) this.record('socket_closed', { code: f.code, reason: f.reason ?? '' })
+        if (f.how === 'protocol_error') return this.finish('protocol_error', 'protocol_error')
+        return this.finish('client_stop', f.how === 'hangup' ? 'client_hangup' : 'dropped')
+      case 'shutdown':
+        return this.finish('server_shutdown', 'server_shutdown')
+      case 'failure':
+        this.emit({ type: 'error', code: f.code, message: f.message })
+        this.record('error', { code: f.code, message: f.message })
+        return this.finish('error', 'error')
+    }
+  }
+
+  private start(info: Record<string, unknown> = {}): void {
+    if (this.started) return
+    this.started = true
+    this.startedAt = this.lastActivityAt = this.now
+    this.tickDueAt = this.now + TICK_MS
+    this.record('call_started', { language: this.o.language, ...info })
+    this.do({ type: 'listen' })
+    this.beginReply(newReply('turn-0', null, this.now), { type: 'greeting' })
+  }
+
+  // ── the caller ─────────────────────────────────────────────────────────────────────────────────
+
+  private onSpeechEdge(e: SpeechEdgeFrame): void {
+    const placed = 'edgeAt' in e && e.edgeAt !== undefined ? e.edgeAt : e.at
+    // A turn is coming: its LLM and TTS requests find their connections open.
+    if (e.type === 'speech_start' || e.type === 'speech_pause') this.do({ type: 'prewarm' })
+    if (e.type === 'speech_start') {
+      this.userSpeaking = true
+      this.lastActivityAt = this.now
+      this.speechHeardAt = e.heardAt ?? this.now
+      this.record('speech_start', { at: placed })
+    } else if (e.type === 'speech_pause') {
+      // Possibly the end: the turn's metrics count from here.
+      this.lastSpeechEndAt = placed
+      if (this.o.streamingStt) this.finalizeAt = placed + FINALIZE_AFTER_MS
+      this.finalizedPause = false
+    } else if (e.type === 'speech_resume') {
+      this.lastActivityAt = this.now
+    } else {
+      this.userSpeaking = false
+      this.lastSpeechEndAt = placed
+      this.lastActivityAt = this.now
+      this.record('speech_end', { at: placed })
+      if (!this.finalizedPause) this.do({ type: 'finalize_transcript' })
+    }
+    if (e.type !== 'speech_pause') {
+      this.finalizeAt = null
+      this.finalizedPause = false
+    }
+    this.turnEvent(e.type === 'speech_pause' || e.type === 'speech_end' ? { type: e.type, at: e.at, edgeAt: placed } : { type: e.type, at: e.at })
+  }
+
+  private onTranscript(raw: string, final: boolean): void {
+    const text = normalize(raw)
+    if (text) this.lastActivityAt = this.now
+    if (final && text) this.lastFinalAt = this.now
+    if (!final && text) this.emit({ type: 'transcript', role: 'user', text, final: false, turnId: `turn-${this.userTurns + 1}`, interrupted: false })
+    this.turnEvent({ type: 'transcript', text: raw, final, at: this.now })
+  }
+
+  private onTick(): void {
+    const now = this.now
+    if (this.finalizeAt !== null && now >= this.finalizeAt) {
+      this.finalizeAt = null
+      this.finalizedPause = true
+      this.do({ type: 'finalize_transcript' })
+    }
+    if (now - this.startedAt >= this.o.limits.maxDurationMs) return this.finish('max_duration', 'max_duration')
+    if (this.tickDueAt !== null && now >= this.tickDueAt) this.tickDueAt = now + TICK_MS
+    this.turnEvent({ type: 'tick', at: now })
+    if (this.muted) this.lastActivityAt = now
+    if (this.ending || this.turn || this.userSpeaking) return
+    if (now - this.lastActivityAt < this.o.limits.silenceTimeoutMs) return
+    if (this.promptedStillThere) return this.finish('idle_timeout', 'idle_timeout')
+    this.promptedStillThere = true
+    const prompt = this.o.stillTherePrompt ?? (this.o.language.startsWith('tr') ? 'Orada mısınız?' : 'Are you still there?')
+    this.record('still_there', {})
+    this.beginReply(newReply(`prompt-${this.userTurns}`, null, now), { type: 'line', text: prompt })
+  }
+
+  // ── turn-taking ────────────────────────────────────────────────────────────────────────────────
+
+  private turnEvent(e: TurnEvent): void {
+    for (const b of this.bargeIn.handle(e)) this.onBargeIn(b)
+    if (this.ending) return
+    const decisions = this.o.strategy.handle(e)
+    for (const d of decisions) {
+      this.onDecision(d)
+      if (this.ending) return
+    }
+    // A tick changes the strategy only through a decision: the frame ticks leave its wake as it was.
+    if (e.type !== 'tick' || decisions.length > 0) this.strategyWakeAt = this.o.strategy.nextWakeAt?.() ?? null
+  }
+
+  private onDecision(d: TurnDecision): void {
+    switch (d.type) {
+      case 'preempt':
+        // The agent is busy (thinking or speaking): nothing to gain, and the runtime is taken.
+        if (this.turn || this.preempt) return
+        this.preempt = { text: d.text, startedAt: this.now }
+        this.do({ type: 'preempt', text: d.text })
+        return this.record('preempt', { text: d.text })
+      case 'cancel_preempt':
+        if (!this.preempt) return
+        // The caller went on: the words come back in a longer turn, so this one is forgotten. Its
+        // request took a warm connection, and a cancelled stream's connection is closed.
+        this.do({ type: 'drop_preempt' })
+        this.do({ type: 'prewarm' })
+        this.preempt = null
+        return this.record('cancel_preempt', {})
+      case 'end_of_turn':
+        return this.endOfTurn(d.text, d.at)
+    }
+  }
+
+  private onBargeIn(b: BargeInDecision): void {
+    this.record(`barge_in_${b.type}`, { ...b })
+    if (b.type === 'pause') {
+      this.do({ type: 'pause_playout' })
+      if (this.turn?.speaking) this.turn.timing.bargeInStopMs = Math.max(0, Math.round(this.now - this.speechHeardAt))
+    } else if (b.type === 'resume') this.do({ type: 'resume_playout' })
+    else if (this.turn?.speaking) this.interrupt(this.turn)
+    else this.do({ type: 'resume_playout' })
+  }
+
+  private endOfTurn(raw: string, at: number): void {
+    let text = normalize(raw)
+    if (!text) return
+    const current = this.turn
+    if (current) {
+      if (current.speaking) {
+        // Words over the agent that did not interrupt it: a backchannel leaves it talking.
+        if (!this.bargeInOptions.backchannelsInterrupt && isBackchannel(text, this.o.language, this.bargeInOptions.backchannels)) {
+          return this.record('backchannel', { text })
+        }
+        this.interrupt(current)
+      } else {
+        // The caller added words before the reply was heard: answer everything they said.
+        if (current.userText !== null) {
+          text = `${current.userText} ${text}`
+          this.userTurns--
+        }
+        this.drop(current)
+      }
+    }
+    const id = `turn-${++this.userTurns}`
+    this.promptedStillThere = false
+    this.emit({ type: 'transcript', role: 'user', text, final: true, turnId: id, interrupted: false })
+    this.do({ type: 'record', entry: { type: 'transcript', role: 'user', text, interrupted: false, turnId: id } })
+    const preempted = this.preempt !== null && this.preempt.text === text
+    const startedAt = preempted ? this.preempt!.startedAt : this.now
+    if (preempted) this.record('preempt_used', { text })
+    // Superseded by the words that ended the turn: forgotten, not kept as said.
+    else if (this.preempt) this.do({ type: 'drop_preempt' })
+    this.preempt = null
+    this.setStatus('thinking')
+    const timing = { ...noTiming(), speechEndAt: this.lastSpeechEndAt, finalAt: this.lastFinalAt, endOfTurnAt: at }
+    this.beginReply(newReply(id, text, startedAt, timing), { type: 'answer', text, preempted })
+  }
+
+  // ── replies ────────────────────────────────────────────────────────────────────────────────────
+
+  private beginReply(r: Reply, origin: Extract<Command, { type: 'start_reply' }>['origin']): void {
+    this.turn = r
+    this.do({ type: 'start_reply', replyId: r.id, origin })
+  }
+
+  private onReply(f: ReplyFrame): void {
+    if (f.type === 'reply_heard') return this.onHeard(f)
+    const r = this.turn
+    // A reply that was cut or dropped may still report on its way out: nothing of it counts now.
+    if (!r || r.id !== f.replyId || r.interrupted) return
+    switch (f.type) {
+      case 'reply_text':
+        r.timing.firstTokenAt ??= f.at
+        return
+      case 'reply_audio':
+        r.timing.ttsFirstByteMs ??= f.ms
+        return
+      case 'reply_playing':
+        if (r.speaking) return
+        r.speaking = true
+        r.timing.firstFrameAt = f.at
+        this.setStatus('speaking')
+        return this.setAgentSpeaking(true)
+      case 'reply_step':
+        return this.record(f.name, f.data)
+      case 'reply_warning':
+        this.emit({ type: 'error', code: f.code, message: f.message })
+        return this.record('runtime_error', { code: f.code, message: f.message })
+      case 'reply_ends_call':
+        r.endsCall = true
+        return this.record('runtime_end', { disposition: f.disposition })
+    }
+  }
+
+  /** The caller took the turn (or control cut in): stop the reply, keep only what was heard. */
+  private interrupt(r: Reply): void {
+    if (r.interrupted) return
+    r.interrupted = true
+    this.closing.set(r.id, r)
+    this.do({ type: 'clear_caller_audio' })
+    // reply_heard comes back while this command runs: the cut line is recorded before what follows.
+    this.do({ type: 'interrupt_reply', replyId: r.id })
+    this.settle(r)
+    this.setStatus('listening')
+  }
+
+  /** A reply nothing of which was heard: dropped, nothing recorded. */
+  private drop(r: Reply): void {
+    r.interrupted = true
+    this.do({ type: 'cancel_reply', replyId: r.id })
+    if (this.turn === r) this.turn = null
+  }
+
+  /** The agent stopped speaking this reply: barge-in disarms, silence counts from now. */
+  private settle(r: Reply): void {
+    if (this.turn === r) this.turn = null
+    this.setAgentSpeaking(false)
+    this.lastActivityAt = this.now
+  }
+
+  /** A reply is over, heard in full or cut: the agent's words as heard, its gaps and metrics; then what comes next. */
+  private onHeard(f: Extract<ReplyFrame, { type: 'reply_heard' }>): void {
+    const cut = this.closing.get(f.replyId)
+    if (cut) {
+      this.closing.delete(f.replyId)
+      return this.report(cut, f.heard, true, f.gaps)
+    }
+    const r = this.turn
+    if (f.interrupted || !r || r.id !== f.replyId || r.interrupted) return
+    this.settle(r)
+    this.report(r, f.heard, false, f.gaps)
+    if (r.endsCall) return this.finish('agent_ended', 'agent_ended')
+    this.afterReply()
+  }
+
+  private report(r: Reply, heard: string, interrupted: boolean, gaps: PlayoutGaps | null): void {
+    // A cut line is recorded even when nothing of it was heard: the caller spoke over its start.
+    if (heard || interrupted) {
+      this.emit({ type: 'transcript', role: 'agent', text: heard, final: true, turnId: r.id, interrupted })
+      this.do({ type: 'record', entry: { type: 'transcript', role: 'agent', text: heard, interrupted, turnId: r.id } })
+    }
+    // Audible gaps in the reply, for operators (and the bench): rare, so only when there were any.
+    if (gaps && gaps.underruns + gaps.stalls + gaps.phraseGaps > 0) this.record('playout_gaps', gapsRecord(r.id, gaps))
+    if (r.userText === null) return
+    const metrics = replyMetrics(r)
+    this.emit({ type: 'metrics', turnId: r.id, metrics: wireMetrics(metrics) })
+    this.do({ type: 'record', entry: { type: 'metrics', metrics } })
+  }
+
+  // ── live control ───────────────────────────────────────────────────────────────────────────────
+
+  private onControl(f: Extract<ControllerFrame, { type: 'say' | 'transfer' | 'end' }>): void {
+    const { type, ...rest } = f
+    this.record('control', { action: type, ...rest })
+    switch (f.type) {
+      case 'say': {
+        const current = this.turn
+        if (f.interrupt && current) {
+          if (current.speaking) this.interrupt(current)
+          // Not heard yet: the reply is dropped, as when the caller adds words before it plays.
+          else this.drop(current)
+        }
+        this.pendingLines.push(f.text)
+        return this.afterReply()
+      }
+      case 'end':
+        if (f.immediately || (!this.turn && this.pendingLines.length === 0)) return this.finish('ended_by_api', 'ended_by_api')
+        this.endWhenQuiet = true
+        return
+      case 'transfer':
+        this.emit({ type: 'transfer', target: f.target })
+        return this.finish('transfer', 'transfer')
+    }
+  }
+
+  /** The agent is free: the next control line, the end control `end` waited for, or listening. */
+  private afterReply(): void {
+    if (this.ending || this.turn) return
+    const line = this.pendingLines.shift()
+    if (line !== undefined) return this.beginReply(newReply(`say-${++this.controlLines}`, null, this.now), { type: 'line', text: line })
+    if (this.endWhenQuiet) return this.finish('ended_by_api', 'ended_by_api')
+    this.setStatus('listening')
+  }
+
+  // ── output ─────────────────────────────────────────────────────────────────────────────────────
+
+  private setAgentSpeaking(speaking: boolean): void {
+    if (this.agentSpeaking === speaking) return
+    this.agentSpeaking = speaking
+    for (const b of this.bargeIn.handle({ type: 'agent_speaking', speaking, at: this.now })) this.onBargeIn(b)
+  }
+
+  private setStatus(status: CallStatus): void {
+    if (this.status === status || this.ending) return
+    this.status = status
+    this.emit({ type: 'status', status })
+  }
+
+  private emit(event: CallerEvent): void {
+    this.out.push({ type: 'emit', event })
+  }
+
+  private record(name: string, data: Record<string, unknown>): void {
+    this.out.push({ type: 'record', entry: { type: 'event', name, data } })
+  }
+
+  private do(c: Command): void {
+    this.out.push(c)
+  }
+
+  /** Ends the call once; the adapters stop everything on `end_call`. */
+  private finish(reason: EndReason, recorded: CallEndReason): void {
+    if (this.ending) return
+    this.ending = true
+    this.status = 'ended'
+    this.turn = null
+    this.preempt = null
+    this.do({ type: 'end_call', reason, recorded })
+  }
+
+  /** When the controller next needs to be ticked (clock ms), or null. */
+  get nextWakeAt(): number | null {
+    if (this.ending || !this.started) return null
+    let at = this.tickDueAt
+    for (const t of [this.strategyWakeAt, this.finalizeAt]) if (t !== null && (at === null || t < at)) at = t
+    return at
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The controller's record of one agent reply: where it came from, how far it got, and the
+ * timestamps its `metrics` event is computed from.
+ */
+import type { PlayoutGaps } from '../frames.js'
+import type { TurnMetrics } from '../../server/protocol.js'
+import type { TurnMetricsRecord } from './recorder.js'
+
+/** Timestamps (clock ms) of one reply, for its `metrics` event. */
+export interface ReplyTiming {
+  speechEndAt: number | null
+  finalAt: number | null
+  endOfTurnAt: number | null
+  firstTokenAt: number | null
+  ttsFirstByteMs: number | null
+  firstFrameAt: number | null
+  bargeInStopMs: number | null
+}
+
+export interface Reply {
+  id: string
+  /** The caller's words this reply answers; null for the greeting and fixed lines. */
+  userText: string | null
+  /** When its generation was asked for (a preempted one: when it started early). */
+  startedAt: number
+  timing: ReplyTiming
+  /** A frame of it has reached the caller. */
+  speaking: boolean
+  /** Cut (barge-in, control) or dropped before it was heard. */
+  interrupted: boolean
+  /** The workflow ended the call with this reply: the call ends once it is heard. */
+  endsCall: boolean
+}
+
+export const noTiming = (): ReplyTiming => ({
+  speechEndAt: null,
+  finalAt: null,
+  endOfTurnAt: null,
+  firstTokenAt: null,
+  ttsFirstByteMs: null,
+  firstFrameAt: null,
+  bargeInStopMs: null,
+})
+
+export function newReply(id: string, userText: string | null, startedAt: number, timing: ReplyTiming = noTiming()): Reply {
+  return { id, userText, startedAt, timing, speaking: false, interrupted: false, endsCall: false }
+}
+
+const span = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.max(0, Math.round(a - b)))
+
+/** The reply's latency breakdown (ms), null where a step did not happen. */
+export function replyMetrics(r: Reply): TurnMetricsRecord {
+  const m = r.timing
+  return {
+    turnId: r.id,
+    endpointingMs: span(m.endOfTurnAt, m.speechEndAt),
+    sttMs: span(m.finalAt, m.speechEndAt),
+    llmFirstTokenMs: span(m.firstTokenAt, r.startedAt),
+    ttsFirstByteMs: m.ttsFirstByteMs === null ? null : Math.round(m.ttsFirstByteMs),
+    engineMs: span(m.firstFrameAt, m.endOfTurnAt),
+    voiceToVoiceMs: span(m.firstFrameAt, m.speechEndAt),
+    bargeInStopMs: r.interrupted ? m.bargeInStopMs : null,
+    interrupted: r.interrupted,
+  }
+}
+
+/** The metrics a client is sent: only the figures that exist. */
+export function wireMetrics(m: TurnMetricsRecord): TurnMetrics {
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(m)) if (typeof v === 'number') out[k] = v
+  return out
+}
+
+/** Gaps in snake_case, as recorded for operators. */
+export const gapsRecord = (turnId: string, g: PlayoutGaps): Record<string, unknown> => ({
+  turn_id: turnId,
+  underruns: g.underruns,
+  underrun_ms: Math.round(g.underrunMs),
+  stalls: g.stalls,
+  stall_ms: Math.round(g.stallMs),
+  phrase_gaps: g.phraseGaps,
+  phrase_gap_ms: Math.round(g.phraseGapMs),
+})

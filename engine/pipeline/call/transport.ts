@@ -1,0 +1,31 @@
+/**
+ * How a call reaches its caller: the one thing that differs between a browser's WebSocket
+ * (protocol v1, engine/server/web-socket-transport.ts), a phone line (SIP/RTP) and a test's memory
+ * (memory-transport.ts). A transport turns its wire into frames for the call, and the call's audio
+ * and events back into its wire; the controller and the other adapters never see which it is.
+ */
+import type { EndReason } from '../../server/protocol.js'
+import type { ControlFrame, LifecycleFrame } from '../frames.js'
+import type { CallerEvent } from './commands.js'
+
+/** What a transport hands the call: caller audio, and control or lifecycle frames (mute, hang-up, close). */
+export interface TransportInput {
+  audio(pcm: Int16Array, sampleRate: number): void
+  frame(frame: ControlFrame | Extract<LifecycleFrame, { type: 'caller_left' }>): void
+}
+
+export interface CallTransport {
+  /** For the record: "websocket", "memory", "sip". */
+  readonly name: string
+  /** The caller is gone (or never came): nothing more can be sent. */
+  readonly closed: boolean
+  /** The call starts listening: from now on the transport delivers to `input`. */
+  attach(input: TransportInput): void
+  /** One 20 ms frame of the agent's voice, 16 kHz mono PCM16; resolves once written (backpressure). */
+  writeAudio(frame: Int16Array): Promise<unknown>
+  /** Barge-in: drop the agent audio not yet played, here and on the caller's side. */
+  clearAudio(): void
+  emit(event: CallerEvent): void
+  /** The call is over: say why, then hang up. Once; later calls do nothing. */
+  end(reason: EndReason): void
+}

@@ -1,0 +1,151 @@
+/**
+ * What flows through a call, as one union discriminated on `type`: what the adapters (audio in,
+ * generation, transport, control) tell the call's controller, and what its turn-taking parts decide
+ * on the way. Times are one monotonic clock in ms (the engine's clock), unless a field says
+ * otherwise. Transport wire formats (protocol v1 messages, SIP, RTP) keep their own types at the
+ * edge: a transport adapter turns them into these frames and the controller's events back into them.
+ *
+ * The controller (call/controller.ts) answers each frame with commands (call/commands.ts); frames
+ * are facts that happened, commands are what should happen next.
+ */
+import type { BargeInDecision } from '../turn-taking/barge-in.js'
+import type { TurnDecision } from '../turn-taking/strategy.js'
+
+/** Which part of the call failed; provider categories match ProviderError's. */
+export type FailureCategory = 'stt' | 'tts' | 'llm' | 'vad' | 'transport' | 'engine'
+
+/** How a caller's side of the call went away. */
+export type CallerLeft = 'hangup' | 'dropped' | 'protocol_error'
+
+// ── caller audio and what is heard in it ─────────────────────────────────────────────────────────
+
+/** Caller audio as it arrived: mono PCM16 at the transport's rate (the audio adapter resamples). */
+export interface CallerAudioFrame {
+  type: 'caller_audio'
+  pcm: Int16Array
+  sampleRate: number
+  at: number
+}
+
+/**
+ * The VAD's edges. `at` is when speech started or stopped with the detector's own latency taken
+ * off (turn-taking and barge-in time from it); `edgeAt`, where known, is the edge as refined on the
+ * signal and placed on the caller's clock (what is recorded and what speculation times from).
+ */
+export type SpeechEdgeFrame =
+  /** `heardAt`: when the audio that showed it arrived (the barge-in stop is timed from it). */
+  | { type: 'speech_start'; at: number; edgeAt?: number; heardAt?: number }
+  /** Speech went quiet, but the VAD is still bridging a possible pause between words. */
+  | { type: 'speech_pause'; at: number; edgeAt?: number }
+  | { type: 'speech_resume'; at: number }
+  | { type: 'speech_end'; at: number; edgeAt?: number }
+
+/** A partial replaces the previous partial; a final commits the segment. */
+export interface TranscriptFrame {
+  type: 'transcript'
+  text: string
+  final: boolean
+  at: number
+}
+
+/** Time passing: the controller asked to wake at `at` (or the frame cadence came round). */
+export interface TickFrame {
+  type: 'tick'
+  at: number
+}
+
+// ── the agent's replies, as the generation adapter reports them ─────────────────────────────────
+
+/** Where one reply's words come from. */
+export type ReplyOrigin =
+  /** The workflow's first words. */
+  | { type: 'greeting' }
+  /** The workflow answering the caller's `text`; `preempted`: the generation started early on it. */
+  | { type: 'answer'; text: string; preempted: boolean }
+  /** A fixed line outside the workflow (control `say`, the silence prompt). */
+  | { type: 'line'; text: string }
+
+/** Audible gaps in a reply, reported when there were any. */
+export interface PlayoutGaps {
+  underruns: number
+  underrunMs: number
+  stalls: number
+  stallMs: number
+  phraseGaps: number
+  phraseGapMs: number
+}
+
+export type ReplyFrame =
+  /** The first text of the reply arrived (LLM first token, or a static line). */
+  | { type: 'reply_text'; replyId: string; at: number }
+  /** The first audio of the reply arrived from TTS, `ms` after its phrase was requested. */
+  | { type: 'reply_audio'; replyId: string; ms: number }
+  /** The first frame of the reply went to the caller: the agent is speaking. */
+  | { type: 'reply_playing'; replyId: string; at: number }
+  /** Something the workflow did along the way (node entered, variable set, tool called, …), for the record. */
+  | { type: 'reply_step'; replyId: string; name: string; data: Record<string, unknown> }
+  /** The workflow reported a failure it recovered from (the call goes on). */
+  | { type: 'reply_warning'; replyId: string; code: string; message: string }
+  /** The workflow reached its end with this disposition: the call ends once the reply is heard. */
+  | { type: 'reply_ends_call'; replyId: string; disposition: string }
+  /**
+   * The reply is over: everything sent was played (`interrupted: false`) or it was cut. `heard` is
+   * what the caller heard of it (playout progress), the only words that count as said.
+   */
+  | { type: 'reply_heard'; replyId: string; heard: string; interrupted: boolean; gaps: PlayoutGaps | null }
+
+// ── control, lifecycle, failures ─────────────────────────────────────────────────────────────────
+
+export type ControlFrame =
+  /** Speak `text` once the agent is free; `interrupt` cuts what it is saying first. */
+  | { type: 'say'; text: string; interrupt: boolean }
+  | { type: 'transfer'; target: string }
+  /** End the call: at once, or once the agent has finished speaking. */
+  | { type: 'end'; immediately: boolean }
+  /** Keypad digits from the caller (phone transports). */
+  | { type: 'dtmf'; digits: string }
+  /** The caller muted (or unmuted) their microphone. */
+  | { type: 'mute'; muted: boolean }
+
+export type LifecycleFrame =
+  /** The call begins: greet, listen. `info` (providers, VAD) is recorded with it. */
+  | { type: 'call_start'; info?: Record<string, unknown> }
+  /** The caller's side went away; `code`/`reason`: the socket's close, when that is how (recorded). */
+  | { type: 'caller_left'; how: CallerLeft; code?: number; reason?: string }
+  /** The server is stopping: the call ends now. */
+  | { type: 'shutdown' }
+
+/** Something the call cannot go on without failed. */
+export interface FailureFrame {
+  type: 'failure'
+  category: FailureCategory
+  code: string
+  message: string
+  retryable: boolean
+}
+
+export type Frame =
+  | CallerAudioFrame
+  | SpeechEdgeFrame
+  | TranscriptFrame
+  | TickFrame
+  | TurnDecision
+  | BargeInDecision
+  | ReplyFrame
+  | ControlFrame
+  | LifecycleFrame
+  | FailureFrame
+
+export type FrameType = Frame['type']
+
+/** What the controller is given: everything but raw audio (the audio adapter turns that into edges and transcripts). */
+export type ControllerFrame = Exclude<Frame, CallerAudioFrame | TurnDecision | BargeInDecision>
+
+/** A failure as a frame, from whatever was thrown: its code when it has a sane one (ProviderError's do). */
+export function failureFrame(category: FailureCategory, err: unknown, fallbackCode: string): FailureFrame {
+  const e = err as { code?: unknown; retryable?: unknown; category?: unknown } | null
+  const code = typeof e?.code === 'string' && /^[a-z][a-z0-9_]{1,40}$/.test(e.code) ? e.code : fallbackCode
+  const own = typeof e?.category === 'string' && ['stt', 'tts', 'llm'].includes(e.category) ? (e.category as FailureCategory) : category
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 300)
+  return { type: 'failure', category: own, code, message, retryable: e?.retryable === true }
+}

@@ -1,0 +1,93 @@
+/**
+ * The same call over a second transport: MemoryTransport instead of protocol v1, at 8 kHz (a phone
+ * line's rate) so the audio path resamples. Nothing in the controller or the other adapters knows
+ * which transport it is: this is the proof that a transport plugs in on its own.
+ */
+import t from 'tap'
+import { resample } from '../../../../engine/audio/index.js'
+import { AgentConfig, Definition, GraphRuntime, initialState } from '../../../../engine/graph-runtime/index.js'
+import { CallSession, MemoryRecorder, MemoryTransport } from '../../../../engine/pipeline/call/index.js'
+import { startDeepgramStandIn } from '../../../../engine/pipeline/providers/stand-ins/index.js'
+import { DeepgramLiveStt } from '../../../../engine/pipeline/providers/stt/index.js'
+import { EspeakTts } from '../../../../engine/pipeline/providers/tts/index.js'
+import { SilenceStrategy } from '../../../../engine/turn-taking/index.js'
+import { loadVad } from '../../../../engine/vad/index.js'
+import { skipWithoutEspeak, speak } from '../../../helpers/speech.js'
+import { demoGraph } from './fixture.js'
+
+const skip = await skipWithoutEspeak()
+const RATE = 8000
+const FRAME = RATE / 50
+
+/** Plays `pcm` (8 kHz) into the transport in real time, 20 ms a frame, then `tailMs` of silence. */
+async function play(transport: MemoryTransport, pcm: Int16Array, tailMs: number): Promise<void> {
+  const frames = Math.ceil(pcm.length / FRAME) + tailMs / 20
+  const t0 = performance.now()
+  for (let i = 0; i < frames; i++) {
+    const frame = new Int16Array(FRAME)
+    frame.set(pcm.subarray(i * FRAME, (i + 1) * FRAME))
+    transport.sendAudio(frame)
+    const due = t0 + (i + 1) * 20
+    await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())))
+  }
+}
+
+const until = async (what: string, ok: () => boolean, ms = 20_000) => {
+  const end = performance.now() + ms
+  while (!ok()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+t.test('a call over the in-memory transport at 8 kHz: greeting, one turn, hang-up', { skip, timeout: 60_000 }, async (t) => {
+  const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
+  t.teardown(() => dg.close())
+  const vad = await loadVad()
+  const def = Definition.parse(demoGraph)
+  const config = AgentConfig.parse({})
+  const transport = new MemoryTransport({ sampleRate: RATE })
+  const recorder = new MemoryRecorder()
+  const session = new CallSession({
+    transport,
+    runtime: new GraphRuntime(def, config, { now: () => new Date() }, initialState(def, {}), { channel: 'web', session_id: 'memory-1' }),
+    vad,
+    stt: new DeepgramLiveStt({ apiKey: 'dg-key', baseUrl: dg.url }),
+    tts: new EspeakTts(),
+    strategy: new SilenceStrategy({ silenceMs: 300, preemptive: true }),
+    language: 'en',
+    recorder,
+    limits: { maxDurationMs: 60_000, silenceTimeoutMs: 30_000 },
+  })
+  session.start()
+  const agentLine = (turnId: string) => transport.events.find((e) => e.type === 'transcript' && e.role === 'agent' && e.turnId === turnId)
+
+  await until('the greeting', () => agentLine('turn-0') !== undefined)
+  t.match(agentLine('turn-0'), { text: 'Hello! Welcome to the demo line. What is your name?', interrupted: false })
+  t.ok(transport.framesWritten >= 50, `the greeting was heard as audio (${transport.framesWritten} frames)`)
+  t.ok(
+    transport.frames.every((f) => f.length === 320),
+    'agent audio leaves as 20 ms frames at 16 kHz (the transport converts for its wire)',
+  )
+
+  dg.script('My name is Alice.')
+  const name = resample(await speak('my name is Alice', 'en'), 16_000, RATE)
+  await play(transport, name, 800)
+  await until('the reply', () => agentLine('turn-1') !== undefined, 30_000)
+  t.match(transport.transcript().slice(0, 3), [
+    { role: 'agent', text: /^Hello!/ },
+    { role: 'user', text: 'My name is Alice.' },
+    { role: 'agent', text: /^Nice to meet you\./ },
+  ])
+  t.ok(dg.sessions[0]!.audioBytes > name.length * 2, 'the STT heard the caller resampled to 16 kHz')
+  t.ok(
+    transport.events.some((e) => e.type === 'metrics' && e.turnId === 'turn-1'),
+    'turn metrics were sent',
+  )
+
+  transport.hangUp()
+  await until('the end', () => recorder.endReason !== null)
+  t.equal(recorder.endReason, 'client_hangup')
+  t.ok(session.signal.aborted)
+  t.equal(session.callStatus, 'ended')
+})
