@@ -5,8 +5,7 @@
  * heard differently than scripted can never shift the transcripts of the next situation.
  */
 import { performance } from 'node:perf_hooks'
-import { startDeepgramStandIn, type DeepgramStandIn } from '../stand-ins/deepgram-server.js'
-import { toneMs } from '../stand-ins/speech-server.js'
+import { startDeepgramStandIn, type DeepgramStandIn, toneMs } from '../../engine/pipeline/providers/stand-ins/index.js'
 import { Caller, firstAudioAfter, FramePacer, listeningAfter } from '../voice/caller.js'
 import type { Org, Providers } from '../voice/setup.js'
 import { linePcm, type Corpus, type CorpusItem, type CorpusLine } from './corpus.js'

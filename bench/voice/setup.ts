@@ -3,9 +3,14 @@
  * chat and speech on one base URL) and an organization with their credentials and a published
  * agent that talks through them.
  */
-import { startDeepgramStandIn, type DeepgramStandIn } from '../stand-ins/deepgram-server.js'
-import { startOpenAiStandIn, type OpenAiStandIn } from '../stand-ins/openai-server.js'
-import { startSpeechStandIn, type SpeechStandIn } from '../stand-ins/speech-server.js'
+import {
+  startDeepgramStandIn,
+  type DeepgramStandIn,
+  startOpenAiStandIn,
+  type OpenAiStandIn,
+  startSpeechStandIn,
+  type SpeechStandIn,
+} from '../../engine/pipeline/providers/stand-ins/index.js'
 import type { LatencyTarget } from './result.js'
 import type { Lang } from './utterances.js'
 

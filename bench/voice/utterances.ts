@@ -5,7 +5,7 @@
  * once per run. Every spoken piece is one stretch of sound to the Deepgram stand-in (inner pauses
  * stay under its 200 ms word gap), so one `dg.script(text)` per piece keeps its queue in step.
  */
-import { speechSpanMs } from '../stand-ins/deepgram-server.js'
+import { speechSpanMs } from '../../engine/pipeline/providers/stand-ins/index.js'
 import { concat, silence, speak } from '../../test/helpers/speech.js'
 
 export type Lang = 'en' | 'tr'

@@ -6,7 +6,7 @@ import WebSocket from 'ws'
 import { buildCorpus, linePcm, longestGapMs, MAX_ROOM_DBFS } from '../../bench/conversation-quality/corpus.js'
 import { activeLevelDbfs, clicks, cough, dbfs, roomNoise } from '../../bench/conversation-quality/noise.js'
 import { corpusPlan, PAUSES_MS, RATES_WPM, VOICES } from '../../bench/conversation-quality/plan.js'
-import { startDeepgramStandIn } from '../../bench/stand-ins/deepgram-server.js'
+import { startDeepgramStandIn } from '../../engine/pipeline/providers/stand-ins/index.js'
 import { rms } from '../../engine/audio/index.js'
 import { skipWithoutEspeak } from '../helpers/speech.js'
 

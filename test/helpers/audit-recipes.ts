@@ -1,4 +1,4 @@
-import { startTranscriptionStandIn } from '../../bench/stand-ins/transcription-server.js'
+import { startTranscriptionStandIn } from '../../engine/pipeline/providers/stand-ins/index.js'
 import { encodeWav } from '../../engine/audio/index.js'
 import { mailedToken, type Reply, type RequestOptions, type TestApp } from './app.js'
 import {

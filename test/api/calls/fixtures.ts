@@ -1,4 +1,4 @@
-import { startDeepgramStandIn, type DeepgramStandIn } from '../../../bench/stand-ins/deepgram-server.js'
+import { startDeepgramStandIn, type DeepgramStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { createLogger, loadConfig } from '../../../core/index.js'
 import { startEngine, type Engine } from '../../../api/index.js'
 import { startTestApp, type Reply, type TestApp } from '../../helpers/app.js'

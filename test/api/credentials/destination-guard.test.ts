@@ -1,6 +1,6 @@
 import net, { type AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { startOpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import type { ResolveHost } from '../../../core/index.js'
 import { startTestApp, type Reply, type TestApp, type TestAppOptions } from '../../helpers/app.js'
 import { newOwner, type Actor } from '../../helpers/tenancy-fixtures.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startSlackStandIn } from '../../../bench/stand-ins/slack-server.js'
+import { startSlackStandIn } from '../../../api/integrations/stand-ins/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import { addMember, createKey } from '../../helpers/tenancy-fixtures.js'
 import { RUN, integrationApp, storeCredential } from './integration-fixtures.js'

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { API_VERSION, startCalcomStandIn } from '../../../bench/stand-ins/calcom-server.js'
+import { API_VERSION, startCalcomStandIn } from '../../../api/integrations/stand-ins/index.js'
 import { integrationApp, run, storeCredential } from './integration-fixtures.js'
 
 const KEY = 'cal_live_ozan_integration_0123'

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { startHubspotStandIn } from '../../../bench/stand-ins/hubspot-server.js'
+import { startHubspotStandIn } from '../../../api/integrations/stand-ins/index.js'
 import { integrationApp, run, storeCredential } from './integration-fixtures.js'
 
 const TOKEN = 'pat-eu1-ozan-integration-0123456789'

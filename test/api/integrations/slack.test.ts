@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { startSlackStandIn } from '../../../bench/stand-ins/slack-server.js'
+import { startSlackStandIn } from '../../../api/integrations/stand-ins/index.js'
 import { integrationApp, run, storeCredential } from './integration-fixtures.js'
 
 const TOKEN = 'xoxb-ozan-integration-0123456789'

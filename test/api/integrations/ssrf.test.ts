@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startSlackStandIn } from '../../../bench/stand-ins/slack-server.js'
+import { startSlackStandIn } from '../../../api/integrations/stand-ins/index.js'
 import { echoServer, integrationApp, loopbackOnly, run, storeCredential } from './integration-fixtures.js'
 
 // The default operator setting allows no private range. Every refusal below happens before a

@@ -1,7 +1,6 @@
 import t, { type Test } from 'tap'
 import type { z } from 'zod'
-import { startCalcomStandIn } from '../../../bench/stand-ins/calcom-server.js'
-import { startSlackStandIn } from '../../../bench/stand-ins/slack-server.js'
+import { startCalcomStandIn, startSlackStandIn } from '../../../api/integrations/stand-ins/index.js'
 import { AgentConfig, Definition, GraphRuntime, initialState, type RuntimeEvent, type RuntimeIO } from '../../../engine/graph-runtime/index.js'
 import { ScriptedLlm, call, text } from '../../../engine/graph-runtime/testing/scripted-llm.js'
 import { integrationApp, storeCredential } from './integration-fixtures.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startOpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { startTestApp, type TestApp } from '../../helpers/app.js'
 
 const KEY = 'sk-iris-test-key-42'

@@ -1,6 +1,6 @@
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
-import { startOpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { allowList } from '../../../core/index.js'
 import { EmbeddingError, OpenAiEmbedder } from '../../../api/knowledge-base/embeddings.js'
 import { ProviderConnections } from '../../../engine/pipeline/providers/connections.js'

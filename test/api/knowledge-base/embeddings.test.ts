@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { ManualClock } from '../../../core/index.js'
-import { startOpenAiStandIn, type OpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn, type OpenAiStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { expectStatus, newOwner } from '../../helpers/tenancy-fixtures.js'
 import { KB, createDoc, search, setup, type Scene } from './kb-fixtures.js'
 

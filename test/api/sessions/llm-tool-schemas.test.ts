@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startOpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { startTestApp } from '../../helpers/app.js'
 import { expectStatus } from '../../helpers/tenancy-fixtures.js'
 

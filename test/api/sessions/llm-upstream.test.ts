@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { performance } from 'node:perf_hooks'
-import { startOpenAiStandIn, type OpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn, type OpenAiStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { startTestApp, type Reply, type TestApp } from '../../helpers/app.js'
 import { expectStatus } from '../../helpers/tenancy-fixtures.js'
 import { CHAT_AGENT, useTurnTimeout } from './session-fixtures.js'

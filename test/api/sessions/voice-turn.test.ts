@@ -1,6 +1,5 @@
 import t, { type Test } from 'tap'
-import { startDeepgramStandIn } from '../../../bench/stand-ins/deepgram-server.js'
-import { startTranscriptionStandIn, type TranscriptionStandIn } from '../../../bench/stand-ins/transcription-server.js'
+import { startDeepgramStandIn, startTranscriptionStandIn, type TranscriptionStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { SAMPLE_RATE, encodeWav, parseWav, pcmToBytes, resample } from '../../../engine/audio/index.js'
 import { startTestApp, type Reply, type TestApp } from '../../helpers/app.js'
 import { concat, silence, skipWithoutEspeak, speak } from '../../helpers/speech.js'

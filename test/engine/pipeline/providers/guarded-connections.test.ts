@@ -1,7 +1,6 @@
 import net, { type AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { startDeepgramStandIn } from '../../../../bench/stand-ins/deepgram-server.js'
-import { startOpenAiStandIn } from '../../../../bench/stand-ins/openai-server.js'
+import { startDeepgramStandIn, startOpenAiStandIn } from '../../../../engine/pipeline/providers/stand-ins/index.js'
 import { allowList, type GuardOptions, type ResolveHost } from '../../../../core/index.js'
 import { ProviderConnections } from '../../../../engine/pipeline/providers/connections.js'
 import { OpenAiLlm, ProviderError } from '../../../../engine/pipeline/providers/llm/index.js'

@@ -1,6 +1,6 @@
 // Shared by the LLM provider tests (not a test file: tap includes only *.test.ts).
 import type { Test } from 'tap'
-import { startOpenAiStandIn, type OpenAiStandIn, type OpenAiStandInOptions } from '../../../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn, type OpenAiStandIn, type OpenAiStandInOptions } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 import type { LlmChunk, LlmRequest } from '../../../../../engine/graph-runtime/index.js'
 import { OpenAiLlm, type OpenAiLlmOptions, type ProviderError } from '../../../../../engine/pipeline/providers/llm/index.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startOpenAiStandIn } from '../../../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 import { OpenAiLlm, ProviderError } from '../../../../../engine/pipeline/providers/llm/index.js'
 import { KEY, never, request, settle, setup, texts } from './fixture.js'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { DeepgramLiveStt } from '../../../../../engine/pipeline/providers/stt/index.js'
-import { startDeepgramStandIn } from '../../../../../bench/stand-ins/deepgram-server.js'
+import { startDeepgramStandIn } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 import { sttConformance } from './conformance.js'
 
 const KEY = 'dg-standin-key-5150'

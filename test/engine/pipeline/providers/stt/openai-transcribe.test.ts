@@ -1,6 +1,6 @@
 import t from 'tap'
 import { OpenAiTranscribeStt } from '../../../../../engine/pipeline/providers/stt/index.js'
-import { startTranscriptionStandIn } from '../../../../../bench/stand-ins/transcription-server.js'
+import { startTranscriptionStandIn } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 import { sttConformance } from './conformance.js'
 
 const KEY = 'sk-standin-transcribe-7788'

@@ -1,7 +1,13 @@
 import t, { type Test } from 'tap'
 import { SAMPLE_RATE } from '../../../../../engine/audio/format.js'
 import { OpenAiSpeechTts } from '../../../../../engine/pipeline/providers/tts/openai-speech.js'
-import { startSpeechStandIn, toneMs, DEFAULT_SPEECH_KEYS, type SpeechStandIn, type SpeechStandInOptions } from '../../../../../bench/stand-ins/speech-server.js'
+import {
+  startSpeechStandIn,
+  toneMs,
+  DEFAULT_SPEECH_KEYS,
+  type SpeechStandIn,
+  type SpeechStandInOptions,
+} from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 import { collect, live } from './helpers.js'
 
 const KEY = DEFAULT_SPEECH_KEYS.openai

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { speechSpanMs } from '../../../bench/stand-ins/deepgram-server.js'
-import { concat } from '../../helpers/speech.js'
+import { speechSpanMs } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
+import { concat } from '../../../../helpers/speech.js'
 
 /** `ms` of a 440 Hz tone (loud to the Deepgram stand-in) or of silence, at 16 kHz. */
 const tone = (ms: number, amp: number) =>

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { startOpenAiStandIn, type OpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn, type OpenAiStandIn } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 
 const KEY = 'sk-standin-test-key-0042'
 

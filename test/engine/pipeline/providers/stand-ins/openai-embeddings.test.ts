@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import t, { type Test } from 'tap'
-import { startOpenAiStandIn, type OpenAiStandIn } from '../../../bench/stand-ins/openai-server.js'
+import { startOpenAiStandIn, type OpenAiStandIn } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 
 const KEY = 'sk-standin-test-key-0042'
 const MODEL = 'text-embedding-3-small'

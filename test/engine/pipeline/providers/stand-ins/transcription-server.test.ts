@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
-import { encodeWav } from '../../../engine/audio/index.js'
-import { startTranscriptionStandIn, type TranscriptionStandIn } from '../../../bench/stand-ins/transcription-server.js'
+import { encodeWav } from '../../../../../engine/audio/index.js'
+import { startTranscriptionStandIn, type TranscriptionStandIn } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 
 const KEY = 'sk-standin-transcribe-0042'
 

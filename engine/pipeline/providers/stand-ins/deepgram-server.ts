@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream'
 import { performance } from 'node:perf_hooks'
 import { randomUUID } from 'node:crypto'
 import { WebSocketServer, type WebSocket, type RawData } from 'ws'
-import { pcmFromBytes, rms } from '../../engine/audio/index.js'
+import { pcmFromBytes, rms } from '../../../audio/index.js'
 import { latencySampler, type LatencySpec } from './latency.js'
 
 export interface ScriptedUtterance {
@@ -59,7 +59,7 @@ export interface UtteranceLog {
   endedBy: 'endpointing' | 'finalize' | 'close_stream'
 }
 
-export type SessionOutcome = 'rejected' | 'completed' | 'client_closed' | 'server_closed'
+export type DeepgramOutcome = 'rejected' | 'completed' | 'client_closed' | 'server_closed'
 
 export interface DeepgramSession {
   at: number
@@ -75,10 +75,10 @@ export interface DeepgramSession {
   utterances: UtteranceLog[]
   /** Every JSON message sent, in order. */
   sent: Array<Record<string, unknown>>
-  outcome: SessionOutcome | undefined
+  outcome: DeepgramOutcome | undefined
   /** The close code of the WebSocket (or the HTTP status of a refused upgrade). */
   closeCode: number | undefined
-  ended: Promise<SessionOutcome>
+  ended: Promise<DeepgramOutcome>
 }
 
 export interface DeepgramStandInOptions {
@@ -143,7 +143,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     const url = new URL(req.url ?? '/', 'http://stand-in')
     const { auth, key } = credentials(req)
     const failure = url.pathname === '/v1/listen' ? failures.shift() : undefined
-    let settle!: (o: SessionOutcome) => void
+    let settle!: (o: DeepgramOutcome) => void
     const session: DeepgramSession = {
       at: performance.now(),
       query: url.searchParams,
@@ -185,7 +185,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     })
   })
 
-  function runSession(ws: WebSocket, s: DeepgramSession, settle: (o: SessionOutcome) => void, failure: DeepgramFailure | undefined, q: URLSearchParams): void {
+  function runSession(ws: WebSocket, s: DeepgramSession, settle: (o: DeepgramOutcome) => void, failure: DeepgramFailure | undefined, q: URLSearchParams): void {
     const requestId = randomUUID()
     const sampleRate = Number(q.get('sample_rate') ?? 16_000)
     const ep = q.get('endpointing')

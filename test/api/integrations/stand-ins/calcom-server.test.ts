@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { API_VERSION, startCalcomStandIn, type CalcomStandIn } from '../../../bench/stand-ins/calcom-server.js'
+import { API_VERSION, startCalcomStandIn, type CalcomStandIn } from '../../../../api/integrations/stand-ins/index.js'
 
 const KEY = 'cal_live_standin_0123456789'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startHubspotStandIn } from '../../../bench/stand-ins/hubspot-server.js'
+import { startHubspotStandIn } from '../../../../api/integrations/stand-ins/index.js'
 
 const TOKEN = 'pat-na1-standin-0123456789'
 

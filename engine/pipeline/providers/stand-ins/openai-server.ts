@@ -19,7 +19,7 @@ export type { StandInMessage, StandInTool } from './openai-validate.js'
 export type { LatencySpec } from './latency.js'
 
 /** One failure, used by the next chat or embeddings request (failures are consumed before scripted replies). */
-export type InjectedFailure =
+export type OpenAiFailure =
   /** An error status with OpenAI's error body; `retryAfterS` sets Retry-After, `retryAfterMs` retry-after-ms. */
   | { kind: 'status'; status: number; retryAfterS?: number; retryAfterMs?: number; message?: string }
   /** Accepts the request and never answers, not even headers. */
@@ -34,10 +34,10 @@ export type InjectedFailure =
   | { kind: 'reset'; afterChunks: number; until?: Promise<unknown> }
 
 /** completed: the response was fully written; client_closed: the peer hung up first; reset: the stand-in cut it. */
-export type RequestOutcome = 'completed' | 'client_closed' | 'reset'
+export type OpenAiOutcome = 'completed' | 'client_closed' | 'reset'
 
 /** What the stand-in did to this exchange, so a bench can subtract it from measured latency. */
-export interface InjectedDelays {
+export interface OpenAiDelays {
   /** This request's own draw from `firstTokenLatencyMs`. */
   firstTokenMs: number
   interChunkMs: number
@@ -45,7 +45,7 @@ export interface InjectedDelays {
   failure: string | null
 }
 
-export interface ReceivedRequest {
+export interface OpenAiRequest {
   /** performance.now() once the request's body was read. */
   at: number
   /** performance.now() when the request's head arrived (before its body was read). */
@@ -67,9 +67,9 @@ export interface ReceivedRequest {
   body: Record<string, unknown>
   /** The status answered; 0 when no response head was sent. */
   status: number
-  injected: InjectedDelays
-  outcome: RequestOutcome | undefined
-  ended: Promise<RequestOutcome>
+  injected: OpenAiDelays
+  outcome: OpenAiOutcome | undefined
+  ended: Promise<OpenAiOutcome>
 }
 
 export interface OpenAiStandInOptions {
@@ -94,11 +94,11 @@ export interface OpenAiStandInOptions {
 export interface OpenAiStandIn {
   /** Base URL to give a client, ending in /v1. */
   url: string
-  requests: ReceivedRequest[]
+  requests: OpenAiRequest[]
   script(...replies: ScriptedReply[]): void
   /** What a request nothing scripted gets, instead of the echo (null: the echo again). Never used up. */
   fallback(reply: ScriptedReply | null): void
-  fail(...failures: InjectedFailure[]): void
+  fail(...failures: OpenAiFailure[]): void
   /** A new `firstTokenLatencyMs` starts a new sampler (its spread restarts from its seed). */
   pace(p: { firstTokenLatencyMs?: LatencySpec; tokensPerSecond?: number }): void
   /** Replaces the embeddings' synonym groups. */
@@ -116,9 +116,9 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   const replies: ScriptedReply[] = []
   const keyed = new Map<string, ScriptedReply[]>()
   let fallback: ScriptedReply | null = null
-  const failures: InjectedFailure[] = []
-  const requests: ReceivedRequest[] = []
-  const settlers = new WeakMap<ReceivedRequest, (o: RequestOutcome) => void>()
+  const failures: OpenAiFailure[] = []
+  const requests: OpenAiRequest[] = []
+  const settlers = new WeakMap<OpenAiRequest, (o: OpenAiOutcome) => void>()
   let nextFirstTokenMs = latencySampler(options.firstTokenLatencyMs ?? 0)
   let tokensPerSecond = options.tokensPerSecond ?? 0
   const models = options.models ?? ['gpt-4o-mini']
@@ -170,7 +170,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   }
 
   /** An injected error status, in OpenAI's error shape, with Retry-After when asked for. */
-  function statusFailure(res: http.ServerResponse, failure: Extract<InjectedFailure, { kind: 'status' }>, record: ReturnType<typeof log>): void {
+  function statusFailure(res: http.ServerResponse, failure: Extract<OpenAiFailure, { kind: 'status' }>, record: ReturnType<typeof log>): void {
     const [message, type, code] = STATUS_ERRORS[failure.status] ?? [`Upstream failure ${failure.status}`, 'server_error', null]
     const headers: Record<string, string> = {}
     if (failure.retryAfterS !== undefined) headers['retry-after'] = String(failure.retryAfterS)
@@ -208,10 +208,10 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
 
   async function answer(
     res: http.ServerResponse,
-    record: ReceivedRequest,
+    record: OpenAiRequest,
     request: ValidRequest,
     reply: ScriptedReply,
-    failure: InjectedFailure | undefined,
+    failure: OpenAiFailure | undefined,
   ): Promise<void> {
     const plan = planChunks(reply)
     const env = { id: newId('chatcmpl'), created: Math.floor(Date.now() / 1000), model: request.model }
@@ -251,7 +251,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     res.end('data: [DONE]\n\n')
   }
 
-  function log(path: string, raw: string, authorized: boolean, res: http.ServerResponse, receivedAt: number): ReceivedRequest {
+  function log(path: string, raw: string, authorized: boolean, res: http.ServerResponse, receivedAt: number): OpenAiRequest {
     let body: Record<string, unknown> = {}
     try {
       const parsed: unknown = JSON.parse(raw)
@@ -259,8 +259,8 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     } catch {
       // Logged as an empty body; the caller answers 400.
     }
-    let settle!: (o: RequestOutcome) => void
-    const record: ReceivedRequest = {
+    let settle!: (o: OpenAiOutcome) => void
+    const record: OpenAiRequest = {
       at: performance.now(),
       receivedAt,
       chunkSentAt: [],
@@ -277,7 +277,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
       outcome: undefined,
       ended: new Promise((r) => (settle = r)),
     }
-    const done = (o: RequestOutcome) => {
+    const done = (o: OpenAiOutcome) => {
       if (record.outcome) return
       record.outcome = o
       settle(o)
@@ -289,12 +289,12 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     return record
   }
 
-  function reset(res: http.ServerResponse, record: ReceivedRequest): void {
+  function reset(res: http.ServerResponse, record: OpenAiRequest): void {
     settlers.get(record)?.('reset')
     res.socket?.destroy()
   }
 
-  function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, record?: ReceivedRequest): void {
+  function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, record?: OpenAiRequest): void {
     if (record) record.status = status
     res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': newId('req'), ...headers })
     res.end(JSON.stringify(body))
@@ -343,6 +343,6 @@ function carriesText(delta: Record<string, unknown>): boolean {
   return !!calls?.some((c) => !!c.function?.name || !!c.function?.arguments)
 }
 
-function describe(f: InjectedFailure): string {
+function describe(f: OpenAiFailure): string {
   return f.kind === 'status' ? `status ${f.status}` : f.kind === 'hang' ? 'hang' : `${f.kind} after ${f.afterChunks} chunks`
 }

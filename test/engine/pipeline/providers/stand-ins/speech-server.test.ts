@@ -1,5 +1,11 @@
 import t, { type Test } from 'tap'
-import { startSpeechStandIn, toneMs, DEFAULT_SPEECH_KEYS, type SpeechStandIn, type SpeechStandInOptions } from '../../../bench/stand-ins/speech-server.js'
+import {
+  startSpeechStandIn,
+  toneMs,
+  DEFAULT_SPEECH_KEYS,
+  type SpeechStandIn,
+  type SpeechStandInOptions,
+} from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 
 async function standIn(t: Test, o: SpeechStandInOptions = {}): Promise<SpeechStandIn> {
   const s = await startSpeechStandIn(o)

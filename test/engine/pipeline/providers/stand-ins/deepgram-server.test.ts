@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import WebSocket from 'ws'
-import { startDeepgramStandIn, type DeepgramStandIn, type DeepgramStandInOptions } from '../../../bench/stand-ins/deepgram-server.js'
+import { startDeepgramStandIn, type DeepgramStandIn, type DeepgramStandInOptions } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 
 const KEY = 'dg-standin-raw-0042'
 const QUERY = '/v1/listen?model=nova-3&encoding=linear16&sample_rate=16000&channels=1&interim_results=true&endpointing=300&utterance_end_ms=1000'

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { startSlackStandIn, type SlackStandIn } from '../../../bench/stand-ins/slack-server.js'
+import { startSlackStandIn, type SlackStandIn } from '../../../../api/integrations/stand-ins/index.js'
 
 const TOKEN = 'xoxb-standin-0123456789'
 

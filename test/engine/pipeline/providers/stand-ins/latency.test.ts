@@ -1,7 +1,11 @@
 import t from 'tap'
-import { latencySampler, latencyTarget } from '../../bench/stand-ins/latency.js'
-import { startOpenAiStandIn } from '../../bench/stand-ins/openai-server.js'
-import { startSpeechStandIn, DEFAULT_SPEECH_KEYS } from '../../bench/stand-ins/speech-server.js'
+import {
+  latencySampler,
+  latencyTarget,
+  startOpenAiStandIn,
+  startSpeechStandIn,
+  DEFAULT_SPEECH_KEYS,
+} from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 
 const draw = (next: () => number, n: number) => Array.from({ length: n }, next)
 const rank = (sorted: number[], p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!

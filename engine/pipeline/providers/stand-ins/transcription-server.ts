@@ -9,7 +9,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import busboy from 'busboy'
-import { parseWav } from '../../engine/audio/index.js'
+import { parseWav } from '../../../audio/index.js'
 import { errorBody, maskKey } from './openai-wire.js'
 
 export interface ScriptedTranscript {

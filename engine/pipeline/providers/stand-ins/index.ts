@@ -1,0 +1,50 @@
+/**
+ * Local servers that speak the real wire protocols of the providers in this folder's parent
+ * (OpenAI chat, embeddings, speech and transcription; Deepgram live and Aura speech), for tests and
+ * benches: the providers run their real SDK code paths without keys or network. README.md says
+ * what each one answers, how it fails on demand and what it logs.
+ */
+export { latencySampler, latencyTarget, type LatencySpec } from './latency.js'
+export {
+  startOpenAiStandIn,
+  type OpenAiStandIn,
+  type OpenAiStandInOptions,
+  type OpenAiFailure,
+  type OpenAiRequest,
+  type OpenAiOutcome,
+  type OpenAiDelays,
+  type ScriptedReply,
+  type ScriptedToolCall,
+  type StandInMessage,
+  type StandInTool,
+} from './openai-server.js'
+export {
+  startSpeechStandIn,
+  toneMs,
+  DEFAULT_SPEECH_KEYS,
+  type SpeechStandIn,
+  type SpeechStandInOptions,
+  type SpeechPace,
+  type SpeechFailure,
+  type SpeechRequest,
+  type SpeechOutcome,
+} from './speech-server.js'
+export {
+  startDeepgramStandIn,
+  type DeepgramStandIn,
+  type DeepgramStandInOptions,
+  type DeepgramFailure,
+  type DeepgramSession,
+  type DeepgramOutcome,
+  type ScriptedUtterance,
+  type UtteranceLog,
+} from './deepgram-server.js'
+export { speechSpanMs, DEFAULT_SPEECH_RMS } from './deepgram-server.js'
+export {
+  startTranscriptionStandIn,
+  type TranscriptionStandIn,
+  type TranscriptionStandInOptions,
+  type TranscriptionFailure,
+  type TranscriptionRequest,
+  type ScriptedTranscript,
+} from './transcription-server.js'
