@@ -5,7 +5,8 @@
  * utterances in the audio it receives by energy, so the timing is real: interim Results (growing
  * prefixes of the scripted text) while the utterance lasts, and its final once `endpointing` ms of
  * silence have arrived or a Finalize came, never sooner than the injected final latency after the
- * speech ended. Every exchange is logged with what the stand-in injected.
+ * speech ended. Every exchange is logged with what the stand-in injected. Its messages are
+ * deepgram-wire.ts; how it finds speech and places words, deepgram-speech.ts.
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -14,6 +15,8 @@ import { performance } from 'node:perf_hooks'
 import { randomUUID } from 'node:crypto'
 import { WebSocketServer, type WebSocket, type RawData } from 'ws'
 import { pcmFromBytes, rms } from '../../../audio/index.js'
+import { BLOCK, DEFAULT_SPEECH_RMS, heardWords } from './deepgram-speech.js'
+import { controlType, credentials, metadataMessage, resultsMessage, upgradeRefusal, type DeepgramAuth, type ResultsFlags } from './deepgram-wire.js'
 import { latencySampler, type LatencySpec } from './latency.js'
 
 export interface ScriptedUtterance {
@@ -65,7 +68,7 @@ export interface DeepgramSession {
   at: number
   query: URLSearchParams
   /** How the key came: `Authorization: Token …` header, or the `token, <key>` subprotocol browsers use. */
-  auth: 'header' | 'subprotocol' | null
+  auth: DeepgramAuth
   authorized: boolean
   failure: string | null
   audioBytes: number
@@ -108,26 +111,6 @@ export interface DeepgramStandIn {
   close(): Promise<void>
 }
 
-const BLOCK = 160 // 10 ms at 16 kHz
-/** RMS (0..1) of a 10 ms block from which it counts as speech, unless `speechThreshold` says otherwise. */
-export const DEFAULT_SPEECH_RMS = 0.02
-
-/**
- * First loud 10 ms block's start → last loud block's end (ms) of 16 kHz audio, as the stand-in
- * finds speech: what a caller gives as ScriptedUtterance.speechMs. 0 when silent.
- */
-export function speechSpanMs(pcm: Int16Array, threshold = DEFAULT_SPEECH_RMS): number {
-  let first = -1
-  let last = -1
-  for (let at = 0; at + BLOCK <= pcm.length; at += BLOCK) {
-    if (rms(pcm.subarray(at, at + BLOCK)) < threshold) continue
-    if (first < 0) first = at
-    last = at + BLOCK
-  }
-  return first < 0 ? 0 : ((last - first) * 1000) / 16_000
-}
-const MODEL_INFO = { name: 'general-nova-3', version: '2025-01-01.0', arch: 'nova-3' }
-
 export async function startDeepgramStandIn(options: DeepgramStandInOptions): Promise<DeepgramStandIn> {
   const script: ScriptedUtterance[] = []
   const failures: DeepgramFailure[] = []
@@ -164,10 +147,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       session.outcome = 'rejected'
       session.closeCode = status
       settle('rejected')
-      const body = JSON.stringify({ err_code, err_msg, request_id: randomUUID() })
-      socket.end(
-        `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      )
+      socket.end(upgradeRefusal(status, err_code, err_msg))
     }
     if (url.pathname !== '/v1/listen') return refuse(404, 'NOT_FOUND', 'Not found.')
     sessions.push(session)
@@ -241,33 +221,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       s.sent.push(m)
       ws.send(JSON.stringify(m))
     }
-    const results = (u: Current, endMs: number, text: string, flags: { is_final: boolean; speech_final: boolean; from_finalize?: boolean }) => {
-      const words = text ? text.split(/\s+/) : []
-      const span = (endMs - u.startMs) / 1000 / Math.max(1, words.length)
-      send({
-        type: 'Results',
-        channel_index: [0, 1],
-        duration: (endMs - u.startMs) / 1000,
-        start: u.startMs / 1000,
-        ...flags,
-        channel: {
-          alternatives: [
-            {
-              transcript: text,
-              confidence: text ? 0.99 : 0,
-              words: words.map((w, i) => ({
-                word: w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''),
-                start: u.startMs / 1000 + i * span,
-                end: u.startMs / 1000 + (i + 1) * span,
-                confidence: 0.99,
-                punctuated_word: w,
-              })),
-            },
-          ],
-        },
-        metadata: { request_id: requestId, model_info: MODEL_INFO, model_uuid: '00000000-0000-4000-8000-000000000003' },
-      })
-    }
+    const results = (u: Current, endMs: number, text: string, flags: ResultsFlags) => send(resultsMessage(requestId, u.startMs, endMs, text, flags))
     const sendFinal = (u: Current, endMs: number, endedBy: UtteranceLog['endedBy'], latencyMs: number) => {
       const text = u.scripted?.text ?? ''
       results(u, endMs, text, { is_final: true, speech_final: endedBy !== 'finalize', ...(endedBy === 'finalize' ? { from_finalize: true } : {}) })
@@ -319,21 +273,6 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       script.unshift(rest)
       u.words = u.words.slice(0, heard)
       u.scripted = { ...u.scripted, text: u.words.join(' ') }
-    }
-    /** How many of `u`'s words have had their audio arrive by audio time `nowMs` (see ScriptedUtterance.speechMs). */
-    const heardWords = (u: Current, nowMs: number): number => {
-      const { words, speechMs } = u
-      // Growing prefixes, never the whole text: the final is what completes it.
-      if (speechMs === undefined) return Math.min(u.interims, Math.max(0, words.length - 1))
-      const total = words.reduce((n, w) => n + w.length, 0)
-      let chars = 0
-      let heard = 0
-      for (const w of words) {
-        chars += w.length
-        if (u.startMs + (speechMs * chars) / total > nowMs) break
-        heard++
-      }
-      return heard
     }
 
     function onAudio(pcm: Int16Array): void {
@@ -390,12 +329,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         odd = buf.length % 2 ? buf.subarray(buf.length - 1) : null
         return onAudio(pcmFromBytes(odd ? buf.subarray(0, buf.length - 1) : buf))
       }
-      let type: unknown
-      try {
-        type = (JSON.parse(buf.toString('utf8')) as { type?: unknown }).type
-      } catch {
-        type = undefined
-      }
+      const type = controlType(buf)
       if (type === 'KeepAlive') s.keepAlives++
       else if (type === 'Finalize') {
         s.finalizes++
@@ -412,17 +346,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         s.closeStreams++
         if (hang) return
         flushAll()
-        send({
-          type: 'Metadata',
-          transaction_key: 'deprecated',
-          request_id: requestId,
-          sha256: '',
-          created: new Date().toISOString(),
-          duration: audioMs() / 1000,
-          channels: 1,
-          models: [MODEL_INFO.name],
-          model_info: {},
-        })
+        send(metadataMessage(requestId, audioMs()))
         serverClosed = true
         ws.close(1000)
       }
@@ -450,14 +374,4 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
-}
-
-function credentials(req: http.IncomingMessage): { auth: DeepgramSession['auth']; key: string | null } {
-  const header = req.headers.authorization
-  const m = header ? /^token\s+(.+)$/i.exec(header) : null
-  if (m) return { auth: 'header', key: m[1]!.trim() }
-  const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim())
-  const i = protocols.indexOf('token')
-  if (i >= 0 && protocols[i + 1]) return { auth: 'subprotocol', key: protocols[i + 1]! }
-  return { auth: null, key: null }
 }

@@ -39,7 +39,7 @@ export {
   type ScriptedUtterance,
   type UtteranceLog,
 } from './deepgram-server.js'
-export { speechSpanMs, DEFAULT_SPEECH_RMS } from './deepgram-server.js'
+export { speechSpanMs, DEFAULT_SPEECH_RMS } from './deepgram-speech.js'
 export {
   startTranscriptionStandIn,
   type TranscriptionStandIn,
