@@ -1,106 +1,35 @@
 import Koa, { type Context } from 'koa'
 import Router from '@koa/router'
-import { InProcessBus, type Clock, type Config, type EventBus, type Logger, type ResolveHost, type Secrets } from '../core/index.js'
-import { createRepos, tenancyVersions, type Db, type Repos } from '../db/index.js'
 import { apiKeyRoutes } from './api-keys/routes.js'
-import { ApiKeyService } from './api-keys/service.js'
-import { Auditor } from './audit/auditor.js'
 import { auditRoutes } from './audit/routes.js'
 import { authRoutes } from './auth/routes.js'
-import { AccountService } from './auth/service.js'
-import { CredentialCipher } from './credentials/crypto.js'
 import { credentialRoutes } from './credentials/routes.js'
-import { CredentialService } from './credentials/service.js'
-import { openAiAccessFor } from './credentials/openai-access.js'
-import { providerNetwork, type ProviderNetwork } from './credentials/provider-network.js'
 import { integrationRoutes } from './integrations/routes.js'
-import { IntegrationService } from './integrations/service.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
-import { LoopTurns } from './http/loop-turns.js'
 import type { AnyRoute } from './http/route.js'
-import { Mailer } from './mail/mailer.js'
 import { DOCS_HTML } from './openapi/docs-page.js'
 import { buildOpenApi } from './openapi/document.js'
 import { organizationRoutes } from './organizations/routes.js'
-import { OrganizationService } from './organizations/service.js'
 import { projectRoutes } from './projects/routes.js'
-import { ProjectService } from './projects/service.js'
 import { rbacRoutes } from './rbac/routes.js'
-import { RbacService } from './rbac/service.js'
-import { RequestLogBuffer } from './request-logs/buffer.js'
 import { requestLogRoutes } from './request-logs/routes.js'
-import { OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
-import type { LlmClient } from '../engine/graph-runtime/index.js'
 import { irisRoutes } from './iris/routes.js'
-import { IrisService } from './iris/service.js'
 import { callRoutes } from './calls/routes.js'
-import { CallService, localWebCalls, type WebCalls } from './calls/service.js'
 import { sessionRoutes } from './sessions/routes.js'
-import { SessionService } from './sessions/service.js'
-import { MAX_VOICE_TURN_MS } from './sessions/voice.js'
-import { voiceProvidersFor } from './sessions/voice-providers.js'
 import { knowledgeBaseRoutes } from './knowledge-base/routes.js'
-import { KnowledgeService } from './knowledge-base/service.js'
 import { webhookRoutes } from './webhooks/routes.js'
-import { WebhookDispatcher } from './webhooks/dispatcher.js'
-import { subscribeOutbox } from './webhooks/outbox.js'
-import { EndpointSealer } from './webhooks/sealing.js'
-import { WebhookService } from './webhooks/service.js'
 import { workflowRoutes } from './workflows/routes.js'
-import { WorkflowService } from './workflows/service.js'
-import { AccessTokens } from './security/access-tokens.js'
-import { AuthCache } from './security/auth-cache.js'
+import { createServices, type ServiceDeps, type Services } from './services.js'
 import { Authenticator } from './security/authenticate.js'
-import { MemoryRateLimitStore, type RateLimitStore } from './security/rate-limit.js'
 
-export interface AppDeps {
-  db: Db
-  config: Config
-  secrets: Secrets
-  logger: Logger
-  clock: Clock
-  bus?: EventBus
-  limiter?: RateLimitStore
+export interface AppDeps extends ServiceDeps {
   /** Extra routes (tests use this to exercise shell conventions on purpose-built routes). */
   extraRoutes?: (services: Services) => AnyRoute[]
   validateResponses?: boolean
-  /** Host-name resolution for outbound requests (tests point names at chosen addresses). */
-  resolve?: ResolveHost
-  /** Web-call tokens, live-call cap and engine URL; absent: this process's own (localWebCalls). */
-  webCalls?: WebCalls
 }
 
-export interface Services {
-  repos: Repos
-  /** API requests take turns with live calls when the engine shares this process (loop-turns.ts). */
-  apiTurns: LoopTurns
-  /** Keys, memberships, environments and /me views, current by construction (see AuthCache). */
-  authCache: AuthCache
-  bus: EventBus
-  auditor: Auditor
-  accounts: AccountService
-  apiKeys: ApiKeyService
-  rbac: RbacService
-  organizations: OrganizationService
-  projects: ProjectService
-  workflows: WorkflowService
-  sessions: SessionService
-  knowledge: KnowledgeService
-  iris: IrisService
-  credentials: CredentialService
-  /** The outbound guard and guarded connection pool of organizations' provider base URLs. */
-  providerNetwork: ProviderNetwork
-  integrations: IntegrationService
-  webhooks: WebhookService
-  webhookDispatcher: WebhookDispatcher
-  mailer: Mailer
-  requestLogs: RequestLogBuffer
-  calls: CallService
-  /** Shared by POST /api/v1/calls/web-token and the call engine (api/calls/engine.ts). */
-  webCalls: WebCalls
-  clock: Clock
-}
+export type { Services } from './services.js'
 
 export interface App {
   koa: Koa
@@ -111,113 +40,10 @@ export interface App {
   close(): Promise<void>
 }
 
-function buildServices(deps: AppDeps, limiter: RateLimitStore, tokens: AccessTokens): Services {
-  const { db, config, logger, clock } = deps
-  const repos = createRepos(db)
-  const authCache = new AuthCache(repos, tenancyVersions(db))
-  const bus = deps.bus ?? new InProcessBus((err, event) => logger.error({ err, event: event.type }, 'event listener failed'))
-  const auditor = new Auditor(repos, clock)
-  const mailer = new Mailer(repos, { smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl: config.publicUrl }, clock, logger)
-  const accounts = new AccountService({
-    repos,
-    authCache,
-    tokens,
-    mailer,
-    limiter,
-    clock,
-    logger,
-    auditor,
-    settings: {
-      refreshTokenTtlS: config.refreshTokenTtlS,
-      verifyTokenTtlS: config.verifyTokenTtlS,
-      resetTokenTtlS: config.resetTokenTtlS,
-      loginPerAccountAddress: { burst: config.loginAccountBurst, refillPerMin: config.loginAccountRefillPerMin },
-      loginPerAccount: { burst: config.loginAccountCeilingBurst, refillPerMin: config.loginAccountCeilingRefillPerMin },
-      loginPerAddress: { burst: config.loginAddressBurst, refillPerMin: config.loginAddressRefillPerMin },
-    },
-  })
-  const providers = providerNetwork(config, deps.resolve)
-  const { organizationConnections } = providers
-  const credentials = new CredentialService({
-    repos,
-    cipher: new CredentialCipher(deps.secrets.credentialEncryptionKey),
-    clock,
-    auditor,
-    logger,
-    guard: providers.guard,
-  })
-  const openAiAccess = openAiAccessFor({ config, credentials, logger })
-  /** The LLM of an organization's sessions; none: conversation turns answer provider_not_configured. */
-  const llmFor = (organizationId: string): LlmClient | undefined => {
-    const access = openAiAccess(organizationId)
-    // An organization's own base URL connects through the guarded pool; the operator's is trusted.
-    const connections = access?.origin === 'organization' ? { connections: organizationConnections } : {}
-    return access && new OpenAiLlm({ apiKey: access.apiKey, baseURL: access.baseURL, timeoutMs: config.llmTimeoutMs, ...connections })
-  }
-  const integrations = new IntegrationService({ repos, credentials, auditor, logger, guard: providers.guard, timeoutMs: config.integrationTimeoutMs })
-  // Hybrid ranking when OZAN_EMBEDDINGS_MODEL is set: embeddings by the LLM's key and base URL.
-  const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, accessFor: openAiAccess, logger, organizationConnections } })
-  // One guard for every destination an organization aims: webhooks, integrations, provider base URLs.
-  const guard = providers.guard
-  const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
-  const webhookDispatcher = new WebhookDispatcher({
-    repos,
-    sealer,
-    clock,
-    logger,
-    guard,
-    options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint, retentionDays: config.webhookRetentionDays },
-  })
-  subscribeOutbox(bus, repos, webhookDispatcher)
-  // Tool nodes and LLM tools run integration actions; knowledge nodes search the session's own
-  // organization and environment.
-  const sessions = new SessionService({
-    repos,
-    bus,
-    clock,
-    logger,
-    llmFor,
-    // describe: the LLM is offered each action's exact input schema, so its arguments validate.
-    toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
-    knowledgeFor: (scope) => knowledge.forScope(scope),
-    // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
-    voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, organizationConnections, maxAudioMs: MAX_VOICE_TURN_MS }),
-  })
-  const webCalls = deps.webCalls ?? localWebCalls({ config, key: deps.secrets.tokenSigningKey, repo: repos.webCallTokens, clock })
-  return {
-    apiTurns: new LoopTurns(),
-    clock,
-    webCalls,
-    calls: new CallService({ sessions, webCalls, clock, repos }),
-    repos,
-    authCache,
-    bus,
-    auditor,
-    accounts,
-    mailer,
-    credentials,
-    providerNetwork: providers,
-    integrations,
-    knowledge,
-    webhookDispatcher,
-    webhooks: new WebhookService({ repos, sealer, clock, dispatcher: webhookDispatcher, guard }),
-    apiKeys: new ApiKeyService(repos, clock),
-    rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS }),
-    organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
-    projects: new ProjectService(repos, clock),
-    workflows: new WorkflowService(repos, bus, clock),
-    sessions,
-    iris: new IrisService(repos, llmFor),
-    requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),
-  }
-}
-
 /** Builds the shell: services over the repositories, routes over the services, one Koa app. */
 export function createApp(deps: AppDeps): App {
   const { config, logger, clock } = deps
-  const limiter = deps.limiter ?? new MemoryRateLimitStore(clock)
-  const tokens = new AccessTokens(deps.secrets.tokenSigningKey, config.accessTokenTtlS, clock)
-  const services = buildServices(deps, limiter, tokens)
+  const { services, limiter, tokens, close } = createServices(deps)
   const { repos } = services
 
   const routes: AnyRoute[] = [
@@ -285,26 +111,12 @@ export function createApp(deps: AppDeps): App {
   koa.use(router.routes())
   koa.use(unmatched(router))
 
-  // Pending webhook deliveries (left by the last stop, too) go out from now on.
-  services.webhookDispatcher.start()
-
-  // Mail that failed to send is retried every minute while SMTP is configured.
-  const retry = config.smtpUrl ? setInterval(() => void services.mailer.dispatch(), 60_000).unref() : null
-
   return {
     koa,
     router,
     routes,
     services,
     openapi,
-    async close() {
-      if (retry) clearInterval(retry)
-      services.requestLogs.close()
-      await services.webhookDispatcher.close(Math.min(config.shutdownTimeoutMs, 5000))
-      await services.knowledge.close()
-      await services.providerNetwork.close()
-      await services.mailer.idle()
-      services.mailer.close()
-    },
+    close,
   }
 }

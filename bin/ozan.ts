@@ -1,11 +1,12 @@
 import { ConfigError, createLogger, loadConfig, loadSecrets, systemClock } from '../core/index.js'
 import { migrate, MigrationError, openDatabase } from '../db/index.js'
-import { createApp, listen, reportAbandonedCalls, startEngine } from '../api/index.js'
+import { createApp, createServices, listen, reportAbandonedCalls, startEngine } from '../api/index.js'
 
 /**
  * `npm start`: the shell (REST API) and the call engine in one process, on the embedded default
  * (SQLite under OZAN_DATA_DIR, no keys needed). `ozan api` / `ozan engine` (npm run start:api,
  * start:engine) run one of them; see docs/architecture.md for what the in-process bus then limits.
+ * `ozan engine` builds the services alone: no Koa app, no API port.
  */
 type Role = 'all' | 'api' | 'engine'
 
@@ -43,26 +44,28 @@ async function main(): Promise<void> {
     }
     throw err
   }
-  const app = createApp({ db, config, secrets, logger, clock: systemClock })
+  const deps = { db, config, secrets, logger, clock: systemClock }
+  const app = role === 'engine' ? null : createApp(deps)
+  const { services, close: closeServices } = app ?? createServices(deps)
   const now = systemClock.now()
   // No live call survives a restart: web sessions a crash left active are marked failed. Only a
   // process that runs calls may say so (an API process starting beside a live engine must not).
   if (role !== 'api') {
-    const abandoned = app.services.repos.sessions.abandonLive(now)
+    const abandoned = services.repos.sessions.abandonLive(now)
     if (abandoned.length) logger.warn({ sessions: abandoned.length }, 'live sessions left active by the last run marked failed')
-    reportAbandonedCalls(app.services.repos, app.services.bus, abandoned)
+    reportAbandonedCalls(services.repos, services.bus, abandoned)
   }
-  const expired = app.services.repos.sessions.expirePending(now)
+  const expired = services.repos.sessions.expirePending(now)
   if (expired) logger.info({ sessions: expired }, 'calls never connected before their token expired marked failed')
-  const server = role === 'engine' ? null : await listen(app, config.host, config.port, logger)
+  const server = app ? await listen(app, config.host, config.port, logger) : null
   let engine = null
   if (role !== 'api') {
     try {
-      engine = await startEngine({ services: app.services, config, logger })
+      engine = await startEngine({ services, config, logger })
     } catch (err) {
       console.error(`ozan: the call engine cannot listen on ${config.engineHost}:${config.enginePort}: ${(err as Error).message}`)
       await server?.close(0)
-      await app.close()
+      await closeServices()
       db.close()
       process.exit(1)
     }
@@ -74,7 +77,7 @@ async function main(): Promise<void> {
     const base = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${server.port}`) : config.publicUrl
     lines.push(`  API:       ${base}/api/v1`, `  OpenAPI:   ${base}/api/v1/openapi.json`, `  Reference: ${base}/docs`)
   }
-  if (engine) lines.push(`  Engine:    ${app.services.webCalls.wsUrl()} (${engine.kind})`)
+  if (engine) lines.push(`  Engine:    ${services.webCalls.wsUrl()} (${engine.kind})`)
   lines.push(`  Data:      ${config.databaseFile}`, '', '')
   process.stdout.write(lines.join('\n'))
 
@@ -92,7 +95,7 @@ async function main(): Promise<void> {
     // Both at once: the API stops accepting new connections at once (answering what is in flight
     // with Connection: close) while live calls end with server_shutdown and are recorded.
     await Promise.all([engine?.close(), server?.close(config.shutdownTimeoutMs)])
-    await app.close()
+    await closeServices()
     db.close()
     logger.info('stopped')
     process.exit(0)

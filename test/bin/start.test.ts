@@ -1,6 +1,7 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
+import { createServer, type AddressInfo } from 'node:net'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx')
@@ -118,11 +119,19 @@ t.test('`ozan api` and `ozan engine` start one half each; an unknown command is 
   t.equal(api.code, 0)
   t.match(api.stdout, /running \(api only\)/)
   t.notMatch(api.stdout, /Engine:/, 'no engine in an API process')
+  // The port the API would take: an engine process must leave it closed (no Koa app, no API port).
+  const apiPort = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
   const engine = await start(
-    env,
+    { ...env, OZAN_PORT: String(apiPort) },
     async (out, kill) => {
       const port = /Engine:\s+ws:\/\/localhost:(\d+)/.exec(out)?.[1]
       t.ok(port && port !== '0', 'the engine listens')
+      await t.rejects(fetch(`http://127.0.0.1:${apiPort}/api/v1/openapi.json`), 'and nothing answers on the API port')
       kill()
     },
     ['engine'],
