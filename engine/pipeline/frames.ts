@@ -138,6 +138,47 @@ export type Frame =
 
 export type FrameType = Frame['type']
 
+/**
+ * Every frame is in a lane (pipecat's): `system` frames are never dropped (lifecycle, failures,
+ * time, the caller's control and speech, what a reply was heard as); `data` (media and text on
+ * their way: caller audio, transcripts, a reply's text, audio and steps) and `control` (a reply's
+ * progress markers) belong to a reply when they name one, and an interruption drops those of the
+ * reply it cut: the generation stops reporting them, and the controller ignores any in flight.
+ */
+export type Lane = 'system' | 'data' | 'control'
+
+export const FRAME_LANE: Readonly<Record<FrameType, Lane>> = {
+  caller_audio: 'data',
+  speech_start: 'system',
+  speech_pause: 'system',
+  speech_resume: 'system',
+  speech_end: 'system',
+  transcript: 'data',
+  tick: 'system',
+  end_of_turn: 'system',
+  preempt: 'system',
+  cancel_preempt: 'system',
+  pause: 'system',
+  interrupt: 'system',
+  resume: 'system',
+  reply_text: 'data',
+  reply_audio: 'data',
+  reply_step: 'data',
+  reply_playing: 'control',
+  reply_warning: 'control',
+  reply_ends_call: 'control',
+  reply_heard: 'system',
+  say: 'system',
+  transfer: 'system',
+  end: 'system',
+  dtmf: 'system',
+  mute: 'system',
+  call_start: 'system',
+  caller_left: 'system',
+  shutdown: 'system',
+  failure: 'system',
+}
+
 /** What the controller is given: everything but raw audio (the audio adapter turns that into edges and transcripts). */
 export type ControllerFrame = Exclude<Frame, CallerAudioFrame | TurnDecision | BargeInDecision>
 

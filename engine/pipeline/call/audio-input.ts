@@ -48,8 +48,8 @@ export class AudioInput {
   private dropped = 0
   private closed = false
 
-  constructor(private readonly d: AudioInputDeps) {
-    this.detector = new SpeechDetector({ reportPauses: true, ...d.detector })
+  constructor(private readonly deps: AudioInputDeps) {
+    this.detector = new SpeechDetector({ reportPauses: true, ...deps.detector })
   }
 
   /** VAD windows dropped because inference fell behind. */
@@ -59,8 +59,8 @@ export class AudioInput {
 
   open(): void {
     if (this.vad || this.closed) return
-    this.vad = this.d.vad.stream()
-    this.stt = this.d.stt.open({ language: this.d.language, signal: this.d.signal, sampleRate: SAMPLE_RATE })
+    this.vad = this.deps.vad.stream()
+    this.stt = this.deps.stt.open({ language: this.deps.language, signal: this.deps.signal, sampleRate: SAMPLE_RATE })
     void this.readTranscripts(this.stt)
   }
 
@@ -70,15 +70,15 @@ export class AudioInput {
     const pcm16k = sampleRate === SAMPLE_RATE ? input : this.resample(input, sampleRate)
     const pcm = this.muted ? new Int16Array(pcm16k.length) : pcm16k
     if (pcm.length === 0) return
-    const arrivedAt = this.d.clock.now()
+    const arrivedAt = this.deps.clock.now()
     this.audioClock.frame(pcm.length, arrivedAt)
     this.stt?.push(pcm)
     const vad = this.vad
-    const maxBacklog = this.d.maxVadBacklog ?? 64
+    const maxBacklog = this.deps.maxVadBacklog ?? 64
     for (const w of this.windower.push(pcm)) {
       this.refiner.push(w)
       if (this.backlog >= maxBacklog) {
-        if (this.dropped++ === 0) this.d.onOverload(this.backlog)
+        if (this.dropped++ === 0) this.deps.onOverload(this.backlog)
         continue
       }
       this.backlog++
@@ -93,7 +93,7 @@ export class AudioInput {
             this.backlog--
             if (this.closed) return
             const { message } = failureFrame('vad', err, 'vad_failed')
-            this.d.report({ type: 'failure', category: 'vad', code: 'vad_failed', message: `voice activity detection failed: ${message}`, retryable: false })
+            this.deps.report({ type: 'failure', category: 'vad', code: 'vad_failed', message: `voice activity detection failed: ${message}`, retryable: false })
           },
         ),
       )
@@ -117,7 +117,7 @@ export class AudioInput {
 
   private onProbability(probability: number, endMs: number, heardAt: number): void {
     if (this.closed) return
-    const now = this.d.clock.now()
+    const now = this.deps.clock.now()
     for (const e of this.detector.process(probability, endMs)) {
       // Two clocks for one edge. Turn-taking and barge-in keep the VAD's own edge: the end it places
       // late (by its fall time) balances the late onset of the words after a pause, which it also
@@ -127,9 +127,9 @@ export class AudioInput {
       const at = now - (e.confirmedAt - e.at)
       const starts = e.type === 'speech_start' || e.type === 'speech_resume'
       const edgeAt = this.audioClock.wallAt(starts ? this.refiner.refineStart(e.at) : this.refiner.refineEnd(e.at))
-      if (e.type === 'speech_start') this.d.report({ type: 'speech_start', at, edgeAt, heardAt })
-      else if (e.type === 'speech_resume') this.d.report({ type: 'speech_resume', at })
-      else this.d.report({ type: e.type, at, edgeAt })
+      if (e.type === 'speech_start') this.deps.report({ type: 'speech_start', at, edgeAt, heardAt })
+      else if (e.type === 'speech_resume') this.deps.report({ type: 'speech_resume', at })
+      else this.deps.report({ type: e.type, at, edgeAt })
       if (this.closed) return
     }
   }
@@ -138,13 +138,13 @@ export class AudioInput {
     try {
       for await (const ev of stream.events) {
         if (this.closed) return
-        if (ev.type === 'error') return this.d.report(failureFrame('stt', ev.error, 'stt_failed'))
-        this.d.report({ type: 'transcript', text: ev.text, final: ev.type === 'final', at: this.d.clock.now() })
+        if (ev.type === 'error') return this.deps.report(failureFrame('stt', ev.error, 'stt_failed'))
+        this.deps.report({ type: 'transcript', text: ev.text, final: ev.type === 'final', at: this.deps.clock.now() })
       }
       if (!this.closed)
-        this.d.report({ type: 'failure', category: 'stt', code: 'stt_failed', message: 'the transcription stream ended unexpectedly', retryable: false })
+        this.deps.report({ type: 'failure', category: 'stt', code: 'stt_failed', message: 'the transcription stream ended unexpectedly', retryable: false })
     } catch (err) {
-      if (!this.closed) this.d.report(failureFrame('stt', err, 'internal_error'))
+      if (!this.closed) this.deps.report(failureFrame('stt', err, 'internal_error'))
     }
   }
 }

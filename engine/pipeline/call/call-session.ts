@@ -24,7 +24,8 @@ import type { TtsCache } from '../providers/tts/cache.js'
 import type { TtsProvider } from '../providers/tts/types.js'
 import { AudioInput } from './audio-input.js'
 import type { Command, RecordEntry } from './commands.js'
-import { CallController, type CallLimits } from './controller.js'
+import { CallController } from './controller.js'
+import type { CallLimits } from './controller-options.js'
 import type { CallRecorder } from './recorder.js'
 import { ReplyGenerator } from './reply-generator.js'
 import type { CallTransport } from './transport.js'
@@ -55,7 +56,7 @@ export interface CallSessionDeps {
 }
 
 export class CallSession {
-  private readonly d: CallSessionDeps
+  private readonly deps: CallSessionDeps
   private readonly clock: PlayoutClock
   private readonly callAc = new AbortController()
   private readonly controller: CallController
@@ -67,7 +68,7 @@ export class CallSession {
   private wakeArmedAt: number | null = null
 
   constructor(deps: CallSessionDeps) {
-    this.d = deps
+    this.deps = deps
     this.clock = deps.clock ?? realPlayoutClock
     const report = (frame: ControllerFrame) => this.dispatch(frame)
     this.controller = new CallController({
@@ -117,10 +118,10 @@ export class CallSession {
   start(): void {
     if (this.started) throw new Error('CallSession.start() called twice')
     this.started = true
-    const { transport } = this.d
+    const { transport } = this.deps
     transport.attach({ audio: (pcm, rate) => this.input.push(pcm, rate), frame: (f) => this.dispatch(f) })
     if (transport.closed) return this.dispatch({ type: 'caller_left', how: 'dropped' })
-    this.dispatch({ type: 'call_start', info: { vad: this.d.vad.kind, stt: this.d.stt.name, tts: this.d.tts.name } })
+    this.dispatch({ type: 'call_start', info: { vad: this.deps.vad.kind, stt: this.deps.stt.name, tts: this.deps.tts.name } })
   }
 
   /** Live control (POST /calls/{uuid}/control, through the CallControlBus). */
@@ -152,9 +153,9 @@ export class CallSession {
       case 'finalize_transcript':
         return this.input.finalize()
       case 'prewarm':
-        this.d.runtime.prewarm()
-        this.d.tts.prewarm?.()
-        this.d.stt.prewarm?.()
+        this.deps.runtime.prewarm()
+        this.deps.tts.prewarm?.()
+        this.deps.stt.prewarm?.()
         return
       case 'mute_input':
         this.input.muted = c.muted
@@ -174,9 +175,9 @@ export class CallSession {
       case 'resume_playout':
         return this.replies.resume('barge_in')
       case 'clear_caller_audio':
-        return this.d.transport.clearAudio()
+        return this.deps.transport.clearAudio()
       case 'emit':
-        return this.d.transport.emit(c.event)
+        return this.deps.transport.emit(c.event)
       case 'record':
         return this.record(c.entry)
       case 'end_call':
@@ -185,7 +186,7 @@ export class CallSession {
   }
 
   private record(e: RecordEntry): void {
-    const r = this.d.recorder
+    const r = this.deps.recorder
     if (e.type === 'event') r.event(e.name, e.data)
     else if (e.type === 'transcript') r.transcript(e.role, e.text, { interrupted: e.interrupted, turnId: e.turnId })
     else r.metrics(e.metrics)
@@ -197,9 +198,9 @@ export class CallSession {
     this.replies.close()
     this.callAc.abort(new DOMException(`call ended: ${c.reason}`, 'AbortError'))
     this.input.close()
-    this.d.recorder.event('call_ended', { reason: c.reason, vad_dropped_windows: this.input.droppedWindows })
-    this.d.recorder.ended(c.recorded)
-    this.d.transport.end(c.reason)
+    this.deps.recorder.event('call_ended', { reason: c.reason, vad_dropped_windows: this.input.droppedWindows })
+    this.deps.recorder.ended(c.recorded)
+    this.deps.transport.end(c.reason)
   }
 
   /** One timer: the controller is ticked at the instant it asked for (a timer may fire a hair early: then again). */

@@ -48,3 +48,20 @@ export type Command =
   | { type: 'record'; entry: RecordEntry }
   /** The call is over: stop everything, record `recorded`, tell the caller `reason`. */
   | { type: 'end_call'; reason: EndReason; recorded: CallEndReason }
+
+/** Where a controller writes one frame's commands, in order. */
+export class Outbox {
+  readonly commands: Command[] = []
+
+  do(command: Command): void {
+    this.commands.push(command)
+  }
+
+  emit(event: CallerEvent): void {
+    this.commands.push({ type: 'emit', event })
+  }
+
+  record(name: string, data: Record<string, unknown>): void {
+    this.commands.push({ type: 'record', entry: { type: 'event', name, data } })
+  }
+}

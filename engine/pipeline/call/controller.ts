@@ -13,55 +13,22 @@
  */
 import { isBackchannel } from '../../turn-taking/backchannels.js'
 import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
-import type { TurnDecision, TurnEvent, TurnStrategy } from '../../turn-taking/strategy.js'
+import { CallerState } from './caller-state.js'
+import { type ControllerOptions, type Step, TICK_MS } from './controller-options.js'
+import type { TurnDecision, TurnEvent } from '../../turn-taking/strategy.js'
 import type { CallStatus, EndReason } from '../../server/protocol.js'
-import type { ControllerFrame, PlayoutGaps, ReplyFrame, SpeechEdgeFrame } from '../frames.js'
-import type { CallerEvent, Command } from './commands.js'
+import type { ControllerFrame, ReplyFrame, SpeechEdgeFrame } from '../frames.js'
+import { type Command, Outbox } from './commands.js'
 import type { CallEndReason } from './recorder.js'
-import { gapsRecord, newReply, noTiming, type Reply, replyMetrics, wireMetrics } from './replies.js'
-
-export interface CallLimits {
-  /** The call ends (`max_duration`) this long after it starts. */
-  maxDurationMs: number
-  /** Caller silent this long while the agent listens: the agent asks once, then ends (`idle_timeout`). */
-  silenceTimeoutMs: number
-}
-
-export interface ControllerOptions {
-  language: string
-  limits: CallLimits
-  strategy: TurnStrategy
-  bargeIn?: Partial<BargeInOptions>
-  /** Asked once after `silenceTimeoutMs` of caller silence. */
-  stillTherePrompt?: string
-  /** The STT finalizes on request (streaming): asked to after `finalizeAfterMs` of a pause. */
-  streamingStt: boolean
-}
-
-export interface Step {
-  commands: Command[]
-  /** When to tick the controller next (clock ms), or null when only new frames can change anything. */
-  wakeAt: number | null
-}
-
-/** Time passes in frames of caller audio: the silence, duration and barge-in checks run this often. */
-export const TICK_MS = 20
-/**
- * Silence (from the refined edge) after which a streaming STT is told to finalize, rather than at
- * the VAD's confirmed end (300 ms) or its own endpointing (Deepgram waits `endpointing` ms of
- * silence, 300 by default here): the final, and what is preempted on it, comes that much sooner.
- * Shorter pauses between words stay whole (espeak's run up to ~170 ms); a longer pause inside a
- * sentence gives the STT two segments, whose finals the turn joins.
- */
-export const FINALIZE_AFTER_MS = 200
+import { newReply, noTiming, type Reply, reportHeard } from './replies.js'
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ').trim()
 
 export class CallController {
-  private readonly o: ControllerOptions
+  private readonly options: ControllerOptions
   private readonly bargeInOptions: BargeInOptions
   private readonly bargeIn: BargeIn
-  private out: Command[] = []
+  private out = new Outbox()
   private now = 0
   private started = false
   private ending = false
@@ -77,25 +44,17 @@ export class CallController {
   private readonly pendingLines: string[] = []
   /** Control `end` (not immediately): the call ends when the agent has finished speaking. */
   private endWhenQuiet = false
-  private lastSpeechEndAt: number | null = null
-  private lastFinalAt: number | null = null
-  private lastActivityAt = 0
-  private userSpeaking = false
+  private readonly caller: CallerState
   private agentSpeaking = false
   private promptedStillThere = false
-  private muted = false
-  /** When the audio that showed the caller's latest speech arrived, for the barge-in stop metric. */
-  private speechHeardAt = 0
-  /** The early finalize of the current pause: due at this time, or done (so speech_end skips it). */
-  private finalizeAt: number | null = null
-  private finalizedPause = false
   private tickDueAt: number | null = null
   private strategyWakeAt: number | null = null
 
   constructor(options: ControllerOptions) {
     const { limits } = options
     if (!(limits.maxDurationMs > 0) || !(limits.silenceTimeoutMs > 0)) throw new RangeError('CallController: limits must be > 0')
-    this.o = options
+    this.options = options
+    this.caller = new CallerState(options.streamingStt)
     this.bargeInOptions = { ...DEFAULT_BARGE_IN, lang: options.language, ...options.bargeIn }
     this.bargeIn = new BargeIn(this.bargeInOptions)
   }
@@ -109,10 +68,10 @@ export class CallController {
   }
 
   handle(frame: ControllerFrame, now: number): Step {
-    this.out = []
+    this.out = new Outbox()
     this.now = now
     if (!this.ending) this.dispatch(frame)
-    return { commands: this.out, wakeAt: this.nextWakeAt }
+    return { commands: this.out.commands, wakeAt: this.nextWakeAt }
   }
 
   private dispatch(f: ControllerFrame): void {
@@ -143,21 +102,21 @@ export class CallController {
       case 'end':
         return this.onControl(f)
       case 'dtmf':
-        return this.record('dtmf', { digits: f.digits })
+        return this.out.record('dtmf', { digits: f.digits })
       case 'mute':
-        this.muted = f.muted
-        this.do({ type: 'mute_input', muted: f.muted })
-        return this.record('mute', { muted: f.muted })
+        this.caller.muted = f.muted
+        this.out.do({ type: 'mute_input', muted: f.muted })
+        return this.out.record('mute', { muted: f.muted })
       case 'caller_left':
         // A socket's close code tells a hang-up from a dropped connection or a protocol breach.
-        if (f.code !== undefined) this.record('socket_closed', { code: f.code, reason: f.reason ?? '' })
+        if (f.code !== undefined) this.out.record('socket_closed', { code: f.code, reason: f.reason ?? '' })
         if (f.how === 'protocol_error') return this.finish('protocol_error', 'protocol_error')
         return this.finish('client_stop', f.how === 'hangup' ? 'client_hangup' : 'dropped')
       case 'shutdown':
         return this.finish('server_shutdown', 'server_shutdown')
       case 'failure':
-        this.emit({ type: 'error', code: f.code, message: f.message })
-        this.record('error', { code: f.code, message: f.message })
+        this.out.emit({ type: 'error', code: f.code, message: f.message })
+        this.out.record('error', { code: f.code, message: f.message })
         return this.finish('error', 'error')
     }
   }
@@ -165,10 +124,10 @@ export class CallController {
   private start(info: Record<string, unknown> = {}): void {
     if (this.started) return
     this.started = true
-    this.startedAt = this.lastActivityAt = this.now
+    this.startedAt = this.caller.lastActivityAt = this.now
     this.tickDueAt = this.now + TICK_MS
-    this.record('call_started', { language: this.o.language, ...info })
-    this.do({ type: 'listen' })
+    this.out.record('call_started', { language: this.options.language, ...info })
+    this.out.do({ type: 'listen' })
     this.beginReply(newReply('turn-0', null, this.now), { type: 'greeting' })
   }
 
@@ -177,58 +136,32 @@ export class CallController {
   private onSpeechEdge(e: SpeechEdgeFrame): void {
     const placed = 'edgeAt' in e && e.edgeAt !== undefined ? e.edgeAt : e.at
     // A turn is coming: its LLM and TTS requests find their connections open.
-    if (e.type === 'speech_start' || e.type === 'speech_pause') this.do({ type: 'prewarm' })
-    if (e.type === 'speech_start') {
-      this.userSpeaking = true
-      this.lastActivityAt = this.now
-      this.speechHeardAt = e.heardAt ?? this.now
-      this.record('speech_start', { at: placed })
-    } else if (e.type === 'speech_pause') {
-      // Possibly the end: the turn's metrics count from here.
-      this.lastSpeechEndAt = placed
-      if (this.o.streamingStt) this.finalizeAt = placed + FINALIZE_AFTER_MS
-      this.finalizedPause = false
-    } else if (e.type === 'speech_resume') {
-      this.lastActivityAt = this.now
-    } else {
-      this.userSpeaking = false
-      this.lastSpeechEndAt = placed
-      this.lastActivityAt = this.now
-      this.record('speech_end', { at: placed })
-      if (!this.finalizedPause) this.do({ type: 'finalize_transcript' })
-    }
-    if (e.type !== 'speech_pause') {
-      this.finalizeAt = null
-      this.finalizedPause = false
-    }
+    if (e.type === 'speech_start' || e.type === 'speech_pause') this.out.do({ type: 'prewarm' })
+    const finalize = this.caller.edge(e, placed, this.now)
+    if (e.type === 'speech_start' || e.type === 'speech_end') this.out.record(e.type, { at: placed })
+    if (finalize) this.out.do({ type: 'finalize_transcript' })
     this.turnEvent(e.type === 'speech_pause' || e.type === 'speech_end' ? { type: e.type, at: e.at, edgeAt: placed } : { type: e.type, at: e.at })
   }
 
   private onTranscript(raw: string, final: boolean): void {
     const text = normalize(raw)
-    if (text) this.lastActivityAt = this.now
-    if (final && text) this.lastFinalAt = this.now
-    if (!final && text) this.emit({ type: 'transcript', role: 'user', text, final: false, turnId: `turn-${this.userTurns + 1}`, interrupted: false })
+    this.caller.transcript(text, final, this.now)
+    if (!final && text) this.out.emit({ type: 'transcript', role: 'user', text, final: false, turnId: `turn-${this.userTurns + 1}`, interrupted: false })
     this.turnEvent({ type: 'transcript', text: raw, final, at: this.now })
   }
 
   private onTick(): void {
     const now = this.now
-    if (this.finalizeAt !== null && now >= this.finalizeAt) {
-      this.finalizeAt = null
-      this.finalizedPause = true
-      this.do({ type: 'finalize_transcript' })
-    }
-    if (now - this.startedAt >= this.o.limits.maxDurationMs) return this.finish('max_duration', 'max_duration')
+    if (this.caller.finalizeDue(now)) this.out.do({ type: 'finalize_transcript' })
+    if (now - this.startedAt >= this.options.limits.maxDurationMs) return this.finish('max_duration', 'max_duration')
     if (this.tickDueAt !== null && now >= this.tickDueAt) this.tickDueAt = now + TICK_MS
     this.turnEvent({ type: 'tick', at: now })
-    if (this.muted) this.lastActivityAt = now
-    if (this.ending || this.turn || this.userSpeaking) return
-    if (now - this.lastActivityAt < this.o.limits.silenceTimeoutMs) return
+    const silentMs = this.caller.silentFor(now)
+    if (this.ending || this.turn || this.caller.speaking || silentMs < this.options.limits.silenceTimeoutMs) return
     if (this.promptedStillThere) return this.finish('idle_timeout', 'idle_timeout')
     this.promptedStillThere = true
-    const prompt = this.o.stillTherePrompt ?? (this.o.language.startsWith('tr') ? 'Orada mısınız?' : 'Are you still there?')
-    this.record('still_there', {})
+    const prompt = this.options.stillTherePrompt ?? (this.options.language.startsWith('tr') ? 'Orada mısınız?' : 'Are you still there?')
+    this.out.record('still_there', {})
     this.beginReply(newReply(`prompt-${this.userTurns}`, null, now), { type: 'line', text: prompt })
   }
 
@@ -237,13 +170,13 @@ export class CallController {
   private turnEvent(e: TurnEvent): void {
     for (const b of this.bargeIn.handle(e)) this.onBargeIn(b)
     if (this.ending) return
-    const decisions = this.o.strategy.handle(e)
+    const decisions = this.options.strategy.handle(e)
     for (const d of decisions) {
       this.onDecision(d)
       if (this.ending) return
     }
     // A tick changes the strategy only through a decision: the frame ticks leave its wake as it was.
-    if (e.type !== 'tick' || decisions.length > 0) this.strategyWakeAt = this.o.strategy.nextWakeAt?.() ?? null
+    if (e.type !== 'tick' || decisions.length > 0) this.strategyWakeAt = this.options.strategy.nextWakeAt?.() ?? null
   }
 
   private onDecision(d: TurnDecision): void {
@@ -252,29 +185,29 @@ export class CallController {
         // The agent is busy (thinking or speaking): nothing to gain, and the runtime is taken.
         if (this.turn || this.preempt) return
         this.preempt = { text: d.text, startedAt: this.now }
-        this.do({ type: 'preempt', text: d.text })
-        return this.record('preempt', { text: d.text })
+        this.out.do({ type: 'preempt', text: d.text })
+        return this.out.record('preempt', { text: d.text })
       case 'cancel_preempt':
         if (!this.preempt) return
         // The caller went on: the words come back in a longer turn, so this one is forgotten. Its
         // request took a warm connection, and a cancelled stream's connection is closed.
-        this.do({ type: 'drop_preempt' })
-        this.do({ type: 'prewarm' })
+        this.out.do({ type: 'drop_preempt' })
+        this.out.do({ type: 'prewarm' })
         this.preempt = null
-        return this.record('cancel_preempt', {})
+        return this.out.record('cancel_preempt', {})
       case 'end_of_turn':
         return this.endOfTurn(d.text, d.at)
     }
   }
 
   private onBargeIn(b: BargeInDecision): void {
-    this.record(`barge_in_${b.type}`, { ...b })
+    this.out.record(`barge_in_${b.type}`, { ...b })
     if (b.type === 'pause') {
-      this.do({ type: 'pause_playout' })
-      if (this.turn?.speaking) this.turn.timing.bargeInStopMs = Math.max(0, Math.round(this.now - this.speechHeardAt))
-    } else if (b.type === 'resume') this.do({ type: 'resume_playout' })
+      this.out.do({ type: 'pause_playout' })
+      if (this.turn?.speaking) this.turn.timing.bargeInStopMs = Math.max(0, Math.round(this.now - this.caller.speechHeardAt))
+    } else if (b.type === 'resume') this.out.do({ type: 'resume_playout' })
     else if (this.turn?.speaking) this.interrupt(this.turn)
-    else this.do({ type: 'resume_playout' })
+    else this.out.do({ type: 'resume_playout' })
   }
 
   private endOfTurn(raw: string, at: number): void {
@@ -284,8 +217,8 @@ export class CallController {
     if (current) {
       if (current.speaking) {
         // Words over the agent that did not interrupt it: a backchannel leaves it talking.
-        if (!this.bargeInOptions.backchannelsInterrupt && isBackchannel(text, this.o.language, this.bargeInOptions.backchannels)) {
-          return this.record('backchannel', { text })
+        if (!this.bargeInOptions.backchannelsInterrupt && isBackchannel(text, this.options.language, this.bargeInOptions.backchannels)) {
+          return this.out.record('backchannel', { text })
         }
         this.interrupt(current)
       } else {
@@ -299,16 +232,16 @@ export class CallController {
     }
     const id = `turn-${++this.userTurns}`
     this.promptedStillThere = false
-    this.emit({ type: 'transcript', role: 'user', text, final: true, turnId: id, interrupted: false })
-    this.do({ type: 'record', entry: { type: 'transcript', role: 'user', text, interrupted: false, turnId: id } })
+    this.out.emit({ type: 'transcript', role: 'user', text, final: true, turnId: id, interrupted: false })
+    this.out.do({ type: 'record', entry: { type: 'transcript', role: 'user', text, interrupted: false, turnId: id } })
     const preempted = this.preempt !== null && this.preempt.text === text
     const startedAt = preempted ? this.preempt!.startedAt : this.now
-    if (preempted) this.record('preempt_used', { text })
+    if (preempted) this.out.record('preempt_used', { text })
     // Superseded by the words that ended the turn: forgotten, not kept as said.
-    else if (this.preempt) this.do({ type: 'drop_preempt' })
+    else if (this.preempt) this.out.do({ type: 'drop_preempt' })
     this.preempt = null
     this.setStatus('thinking')
-    const timing = { ...noTiming(), speechEndAt: this.lastSpeechEndAt, finalAt: this.lastFinalAt, endOfTurnAt: at }
+    const timing = { ...noTiming(), speechEndAt: this.caller.lastSpeechEndAt, finalAt: this.caller.lastFinalAt, endOfTurnAt: at }
     this.beginReply(newReply(id, text, startedAt, timing), { type: 'answer', text, preempted })
   }
 
@@ -316,13 +249,14 @@ export class CallController {
 
   private beginReply(r: Reply, origin: Extract<Command, { type: 'start_reply' }>['origin']): void {
     this.turn = r
-    this.do({ type: 'start_reply', replyId: r.id, origin })
+    this.out.do({ type: 'start_reply', replyId: r.id, origin })
   }
 
   private onReply(f: ReplyFrame): void {
     if (f.type === 'reply_heard') return this.onHeard(f)
     const r = this.turn
-    // A reply that was cut or dropped may still report on its way out: nothing of it counts now.
+    // A reply that was cut or dropped may still report on its way out: its data and control
+    // frames are dropped (frames.ts, lanes).
     if (!r || r.id !== f.replyId || r.interrupted) return
     switch (f.type) {
       case 'reply_text':
@@ -338,13 +272,13 @@ export class CallController {
         this.setStatus('speaking')
         return this.setAgentSpeaking(true)
       case 'reply_step':
-        return this.record(f.name, f.data)
+        return this.out.record(f.name, f.data)
       case 'reply_warning':
-        this.emit({ type: 'error', code: f.code, message: f.message })
-        return this.record('runtime_error', { code: f.code, message: f.message })
+        this.out.emit({ type: 'error', code: f.code, message: f.message })
+        return this.out.record('runtime_error', { code: f.code, message: f.message })
       case 'reply_ends_call':
         r.endsCall = true
-        return this.record('runtime_end', { disposition: f.disposition })
+        return this.out.record('runtime_end', { disposition: f.disposition })
     }
   }
 
@@ -353,9 +287,9 @@ export class CallController {
     if (r.interrupted) return
     r.interrupted = true
     this.closing.set(r.id, r)
-    this.do({ type: 'clear_caller_audio' })
+    this.out.do({ type: 'clear_caller_audio' })
     // reply_heard comes back while this command runs: the cut line is recorded before what follows.
-    this.do({ type: 'interrupt_reply', replyId: r.id })
+    this.out.do({ type: 'interrupt_reply', replyId: r.id })
     this.settle(r)
     this.setStatus('listening')
   }
@@ -363,7 +297,7 @@ export class CallController {
   /** A reply nothing of which was heard: dropped, nothing recorded. */
   private drop(r: Reply): void {
     r.interrupted = true
-    this.do({ type: 'cancel_reply', replyId: r.id })
+    this.out.do({ type: 'cancel_reply', replyId: r.id })
     if (this.turn === r) this.turn = null
   }
 
@@ -371,7 +305,7 @@ export class CallController {
   private settle(r: Reply): void {
     if (this.turn === r) this.turn = null
     this.setAgentSpeaking(false)
-    this.lastActivityAt = this.now
+    this.caller.lastActivityAt = this.now
   }
 
   /** A reply is over, heard in full or cut: the agent's words as heard, its gaps and metrics; then what comes next. */
@@ -379,35 +313,21 @@ export class CallController {
     const cut = this.closing.get(f.replyId)
     if (cut) {
       this.closing.delete(f.replyId)
-      return this.report(cut, f.heard, true, f.gaps)
+      return reportHeard(this.out, cut, f.heard, true, f.gaps)
     }
     const r = this.turn
     if (f.interrupted || !r || r.id !== f.replyId || r.interrupted) return
     this.settle(r)
-    this.report(r, f.heard, false, f.gaps)
+    reportHeard(this.out, r, f.heard, false, f.gaps)
     if (r.endsCall) return this.finish('agent_ended', 'agent_ended')
     this.afterReply()
-  }
-
-  private report(r: Reply, heard: string, interrupted: boolean, gaps: PlayoutGaps | null): void {
-    // A cut line is recorded even when nothing of it was heard: the caller spoke over its start.
-    if (heard || interrupted) {
-      this.emit({ type: 'transcript', role: 'agent', text: heard, final: true, turnId: r.id, interrupted })
-      this.do({ type: 'record', entry: { type: 'transcript', role: 'agent', text: heard, interrupted, turnId: r.id } })
-    }
-    // Audible gaps in the reply, for operators (and the bench): rare, so only when there were any.
-    if (gaps && gaps.underruns + gaps.stalls + gaps.phraseGaps > 0) this.record('playout_gaps', gapsRecord(r.id, gaps))
-    if (r.userText === null) return
-    const metrics = replyMetrics(r)
-    this.emit({ type: 'metrics', turnId: r.id, metrics: wireMetrics(metrics) })
-    this.do({ type: 'record', entry: { type: 'metrics', metrics } })
   }
 
   // ── live control ───────────────────────────────────────────────────────────────────────────────
 
   private onControl(f: Extract<ControllerFrame, { type: 'say' | 'transfer' | 'end' }>): void {
     const { type, ...rest } = f
-    this.record('control', { action: type, ...rest })
+    this.out.record('control', { action: type, ...rest })
     switch (f.type) {
       case 'say': {
         const current = this.turn
@@ -424,7 +344,7 @@ export class CallController {
         this.endWhenQuiet = true
         return
       case 'transfer':
-        this.emit({ type: 'transfer', target: f.target })
+        this.out.emit({ type: 'transfer', target: f.target })
         return this.finish('transfer', 'transfer')
     }
   }
@@ -449,19 +369,7 @@ export class CallController {
   private setStatus(status: CallStatus): void {
     if (this.status === status || this.ending) return
     this.status = status
-    this.emit({ type: 'status', status })
-  }
-
-  private emit(event: CallerEvent): void {
-    this.out.push({ type: 'emit', event })
-  }
-
-  private record(name: string, data: Record<string, unknown>): void {
-    this.out.push({ type: 'record', entry: { type: 'event', name, data } })
-  }
-
-  private do(c: Command): void {
-    this.out.push(c)
+    this.out.emit({ type: 'status', status })
   }
 
   /** Ends the call once; the adapters stop everything on `end_call`. */
@@ -471,14 +379,14 @@ export class CallController {
     this.status = 'ended'
     this.turn = null
     this.preempt = null
-    this.do({ type: 'end_call', reason, recorded })
+    this.out.do({ type: 'end_call', reason, recorded })
   }
 
   /** When the controller next needs to be ticked (clock ms), or null. */
   get nextWakeAt(): number | null {
     if (this.ending || !this.started) return null
     let at = this.tickDueAt
-    for (const t of [this.strategyWakeAt, this.finalizeAt]) if (t !== null && (at === null || t < at)) at = t
+    for (const t of [this.strategyWakeAt, this.caller.finalizeAt]) if (t !== null && (at === null || t < at)) at = t
     return at
   }
 }

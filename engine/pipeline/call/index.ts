@@ -1,5 +1,6 @@
 export { CallSession, type CallSessionDeps } from './call-session.js'
-export { CallController, type CallLimits, type ControllerOptions, type Step, TICK_MS, FINALIZE_AFTER_MS } from './controller.js'
+export { CallController } from './controller.js'
+export { type CallLimits, type ControllerOptions, type Step, TICK_MS, FINALIZE_AFTER_MS } from './controller-options.js'
 export type { Command, CallerEvent, RecordEntry } from './commands.js'
 export type { CallTransport, TransportInput } from './transport.js'
 export { MemoryTransport, type MemoryTransportOptions } from './memory-transport.js'

@@ -4,6 +4,7 @@
  */
 import type { PlayoutGaps } from '../frames.js'
 import type { TurnMetrics } from '../../server/protocol.js'
+import type { Outbox } from './commands.js'
 import type { TurnMetricsRecord } from './recorder.js'
 
 /** Timestamps (clock ms) of one reply, for its `metrics` event. */
@@ -81,3 +82,18 @@ export const gapsRecord = (turnId: string, g: PlayoutGaps): Record<string, unkno
   phrase_gaps: g.phraseGaps,
   phrase_gap_ms: Math.round(g.phraseGapMs),
 })
+
+/** A reply is over: the agent's words as heard (a cut line even when none were), its gaps, its metrics. */
+export function reportHeard(out: Outbox, r: Reply, heard: string, interrupted: boolean, gaps: PlayoutGaps | null): void {
+  if (heard || interrupted) {
+    out.emit({ type: 'transcript', role: 'agent', text: heard, final: true, turnId: r.id, interrupted })
+    out.do({ type: 'record', entry: { type: 'transcript', role: 'agent', text: heard, interrupted, turnId: r.id } })
+  }
+  // Audible gaps in the reply, for operators (and the bench): rare, so only when there were any.
+  if (gaps && gaps.underruns + gaps.stalls + gaps.phraseGaps > 0) out.record('playout_gaps', gapsRecord(r.id, gaps))
+  // The greeting and fixed lines answer nobody: no turn metrics.
+  if (r.userText === null) return
+  const metrics = replyMetrics(r)
+  out.emit({ type: 'metrics', turnId: r.id, metrics: wireMetrics(metrics) })
+  out.do({ type: 'record', entry: { type: 'metrics', metrics } })
+}

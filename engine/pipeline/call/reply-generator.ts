@@ -16,7 +16,7 @@
 import { discardTurn, type GraphRuntime } from '../../graph-runtime/index.js'
 import { Channel } from '../channel.js'
 import type { ControllerFrame, PlayoutGaps, ReplyOrigin } from '../frames.js'
-import { failureFrame } from '../frames.js'
+import { FRAME_LANE, failureFrame } from '../frames.js'
 import { PhraseChunker } from '../phrase-chunker.js'
 import { Playout, type PlayoutEvent, type PlayoutOptions } from '../playout.js'
 import type { PlayoutClock } from '../playout-clock.js'
@@ -64,11 +64,11 @@ export class ReplyGenerator {
   private pendingWrites = 0
   private idleWaiters: (() => void)[] = []
 
-  constructor(private readonly d: ReplyGeneratorDeps) {
+  constructor(private readonly deps: ReplyGeneratorDeps) {
     this.playout = new Playout({
-      ...d.playout,
-      clock: d.clock,
-      signal: d.signal,
+      ...deps.playout,
+      clock: deps.clock,
+      signal: deps.signal,
       sink: (frame) => this.sendFrame(frame),
       onEvent: (e) => this.onPlayout(e),
     })
@@ -78,16 +78,16 @@ export class ReplyGenerator {
     const r: Running = { id: replyId, source: this.sourceFor(origin), over: false, textReported: false, audioReported: false, playing: false }
     this.current = r
     this.run(r).catch((err: unknown) => {
-      if (r.over || this.d.signal.aborted) return
+      if (r.over || this.deps.signal.aborted) return
       r.over = true
-      this.d.report(failureFrame('engine', err, 'internal_error'))
+      this.deps.report(failureFrame('engine', err, 'internal_error'))
     })
   }
 
   /** Starts answering `text` early and holds the output (preemptive generation). */
   preempt(text: string): void {
     this.dropPreempt()
-    const gen = this.generation((signal) => this.d.runtime.turn(text, signal))
+    const gen = this.generation((signal) => this.deps.runtime.turn(text, signal))
     gen.prime()
     this.held = { text, gen }
   }
@@ -108,9 +108,9 @@ export class ReplyGenerator {
     r.source.cancel()
     // The model's history keeps only what was heard, once the cut generation has let go of the
     // runtime and before the next one takes it.
-    if (r.source instanceof Generation) this.runtimeFree = this.runtimeFree.then(() => this.d.runtime.replyHeard(heardText))
+    if (r.source instanceof Generation) this.runtimeFree = this.runtimeFree.then(() => this.deps.runtime.replyHeard(heardText))
     this.pauses.delete('barge_in')
-    this.d.report({ type: 'reply_heard', replyId, heard: heardText, interrupted: true, gaps: this.gaps() })
+    this.deps.report({ type: 'reply_heard', replyId, heard: heardText, interrupted: true, gaps: this.gaps() })
   }
 
   /** Drops a reply nothing of which was heard (its runtime turn is undone by the abort). */
@@ -144,24 +144,25 @@ export class ReplyGenerator {
   }
 
   private sourceFor(origin: ReplyOrigin): ReplySource {
-    const now = this.d.clock.now()
+    const now = this.deps.clock.now()
     if (origin.type === 'line') return new FixedLine(origin.text, now)
-    if (origin.type === 'greeting') return this.generation((signal) => this.d.runtime.start(signal))
+    if (origin.type === 'greeting') return this.generation((signal) => this.deps.runtime.start(signal))
     const held = this.held
     this.held = null
     if (origin.preempted && held?.text === origin.text) return held.gen
     held?.gen.cancel(discardTurn())
-    return this.generation((signal) => this.d.runtime.turn(origin.text, signal))
+    return this.generation((signal) => this.deps.runtime.turn(origin.text, signal))
   }
 
   private generation(open: (signal: AbortSignal) => ReturnType<GraphRuntime['start']>): Generation {
-    const gen = new Generation(open, this.runtimeFree, this.d.clock.now(), this.d.signal)
+    const gen = new Generation(open, this.runtimeFree, this.deps.clock.now(), this.deps.signal)
     this.runtimeFree = gen.settled
     return gen
   }
 
+  /** A cut or dropped reply's data and control frames go nowhere (frames.ts, lanes). */
   private report(r: Running, frame: ControllerFrame): void {
-    if (!r.over) this.d.report(frame)
+    if (!r.over || FRAME_LANE[frame.type] === 'system') this.deps.report(frame)
   }
 
   private async run(r: Running): Promise<void> {
@@ -176,7 +177,7 @@ export class ReplyGenerator {
     const firstText = () => {
       if (r.textReported) return
       r.textReported = true
-      this.report(r, { type: 'reply_text', replyId: r.id, at: this.d.clock.now() })
+      this.report(r, { type: 'reply_text', replyId: r.id, at: this.deps.clock.now() })
     }
     const pump = async () => {
       try {
@@ -225,7 +226,7 @@ export class ReplyGenerator {
       }
     }
     const [a, b] = await Promise.allSettled([pump(), speakAll()])
-    if (r.over || this.d.signal.aborted) return
+    if (r.over || this.deps.signal.aborted) return
     const failure = a.status === 'rejected' ? a.reason : b.status === 'rejected' ? b.reason : null
     if (failure !== null) {
       r.source.cancel()
@@ -233,22 +234,22 @@ export class ReplyGenerator {
       return
     }
     await this.playoutIdle()
-    if (r.over || this.d.signal.aborted) return
+    if (r.over || this.deps.signal.aborted) return
     r.over = true
     if (this.current === r) this.current = null
-    this.d.report({ type: 'reply_heard', replyId: r.id, heard: this.playout.heardText(), interrupted: false, gaps: this.gaps() })
+    this.deps.report({ type: 'reply_heard', replyId: r.id, heard: this.playout.heardText(), interrupted: false, gaps: this.gaps() })
   }
 
   private async synthesize(r: Running, text: string, cached: boolean, signal: AbortSignal): Promise<void> {
     const seg = this.playout.beginSegment(text)
-    const requested = this.d.clock.now()
-    const opts = { signal, language: this.d.language, ...(this.d.voice !== undefined ? { voice: this.d.voice } : {}) }
-    const audio = cached && this.d.ttsCache ? this.d.ttsCache.synthesizeCached(this.d.tts, text, opts) : this.d.tts.synthesize(text, opts)
+    const requested = this.deps.clock.now()
+    const opts = { signal, language: this.deps.language, ...(this.deps.voice !== undefined ? { voice: this.deps.voice } : {}) }
+    const audio = cached && this.deps.ttsCache ? this.deps.ttsCache.synthesizeCached(this.deps.tts, text, opts) : this.deps.tts.synthesize(text, opts)
     try {
       for await (const chunk of audio) {
         if (!r.audioReported) {
           r.audioReported = true
-          this.report(r, { type: 'reply_audio', replyId: r.id, ms: this.d.clock.now() - requested })
+          this.report(r, { type: 'reply_audio', replyId: r.id, ms: this.deps.clock.now() - requested })
         }
         if (!(await seg.push(chunk))) break
       }
@@ -273,15 +274,15 @@ export class ReplyGenerator {
     const r = this.current
     if (r && !r.playing) {
       r.playing = true
-      this.report(r, { type: 'reply_playing', replyId: r.id, at: this.d.clock.now() })
+      this.report(r, { type: 'reply_playing', replyId: r.id, at: this.deps.clock.now() })
     }
     this.pendingWrites++
-    const max = this.d.maxPendingWrites ?? 50
+    const max = this.deps.maxPendingWrites ?? 50
     const settle = () => {
       this.pendingWrites--
       if (this.pendingWrites < max / 2) this.resume('backpressure')
     }
-    this.d.writeAudio(frame).then(settle, settle)
+    this.deps.writeAudio(frame).then(settle, settle)
     if (this.pendingWrites >= max) this.pause('backpressure')
   }
 
@@ -290,7 +291,7 @@ export class ReplyGenerator {
   }
 
   private playoutIdle(): Promise<void> {
-    if (this.playout.idle || this.d.signal.aborted) return Promise.resolve()
+    if (this.playout.idle || this.deps.signal.aborted) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 }
