@@ -127,8 +127,9 @@ export class CallSession {
   /** Live control (POST /calls/{uuid}/control, through the CallControlBus). */
   control(m: CallControl): void {
     if (!this.started) return
-    const { action, ...rest } = m
-    this.dispatch({ type: action, ...rest } as ControllerFrame)
+    if (m.action === 'say') this.dispatch({ type: 'say', text: m.text, interrupt: m.interrupt })
+    else if (m.action === 'transfer') this.dispatch({ type: 'transfer', target: m.target })
+    else this.dispatch({ type: 'end', immediately: m.immediately })
   }
 
   /** The server is stopping: the call ends now, recorded as server_shutdown. */
@@ -137,13 +138,31 @@ export class CallSession {
   }
 
   private dispatch(frame: ControllerFrame): void {
+    // Ended (or crashed): nothing more to decide.
+    if (this.callAc.signal.aborted) return
     this.depth++
     try {
       for (const c of this.controller.handle(frame, this.clock.now()).commands) this.execute(c)
+    } catch (err) {
+      // A bug in the call must end this call cleanly, not the process (frames arrive from timers
+      // and sockets' callbacks, where a throw would be uncaught).
+      if (this.depth > 1) throw err
+      this.crashed(err)
     } finally {
       this.depth--
     }
-    if (this.depth === 0) this.arm(this.controller.nextWakeAt)
+    if (this.depth === 0) this.arm(this.callAc.signal.aborted ? null : this.controller.nextWakeAt)
+  }
+
+  private crashed(err: unknown): void {
+    if (this.callAc.signal.aborted) return
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 300)
+    this.deps.recorder.event('error', { code: 'internal_error', message })
+    try {
+      this.deps.transport.emit({ type: 'error', code: 'internal_error', message: 'the call failed' })
+    } finally {
+      this.end({ type: 'end_call', reason: 'error', recorded: 'error' })
+    }
   }
 
   private execute(c: Command): void {

@@ -11,7 +11,7 @@ import { startDeepgramStandIn } from '../../../../engine/pipeline/providers/stan
 import { DeepgramLiveStt } from '../../../../engine/pipeline/providers/stt/index.js'
 import { EspeakTts } from '../../../../engine/pipeline/providers/tts/index.js'
 import { SilenceStrategy } from '../../../../engine/turn-taking/index.js'
-import { loadVad } from '../../../../engine/vad/index.js'
+import { EnergyVadModel, loadVad } from '../../../../engine/vad/index.js'
 import { skipWithoutEspeak, speak } from '../../../helpers/speech.js'
 import { demoGraph } from './fixture.js'
 
@@ -90,4 +90,33 @@ t.test('a call over the in-memory transport at 8 kHz: greeting, one turn, hang-u
   t.equal(recorder.endReason, 'client_hangup')
   t.ok(session.signal.aborted)
   t.equal(session.callStatus, 'ended')
+})
+
+t.test('a bug inside the call ends that call with internal_error, not the process', async (t) => {
+  const def = Definition.parse(demoGraph)
+  const transport = new MemoryTransport()
+  const recorder = new MemoryRecorder()
+  const broken = Object.assign(Object.create(recorder) as MemoryRecorder, {
+    event(kind: string, data: Record<string, unknown>) {
+      if (kind === 'call_started') throw new Error('recorder broke')
+      recorder.event(kind, data)
+    },
+  })
+  const session = new CallSession({
+    transport,
+    runtime: new GraphRuntime(def, AgentConfig.parse({}), { now: () => new Date() }, initialState(def, {}), { channel: 'web', session_id: 'memory-2' }),
+    vad: new EnergyVadModel(),
+    stt: new DeepgramLiveStt({ apiKey: 'k', baseUrl: 'ws://127.0.0.1:9' }),
+    tts: new EspeakTts(),
+    strategy: new SilenceStrategy(),
+    language: 'en',
+    recorder: broken,
+    limits: { maxDurationMs: 60_000, silenceTimeoutMs: 30_000 },
+  })
+  t.doesNotThrow(() => session.start())
+  t.ok(session.signal.aborted, 'the call is over')
+  t.equal(transport.endedWith, 'error')
+  t.match(transport.events, [{ type: 'error', code: 'internal_error' }])
+  t.equal(broken.endReason, 'error', 'recorded as ended by an error')
+  t.match(recorder.events, [{ kind: 'error', data: { code: 'internal_error', message: 'recorder broke' } }])
 })
