@@ -6,23 +6,15 @@
  * of very short impulses). All 16 kHz mono PCM16, like the caller's microphone.
  */
 import { SAMPLE_RATE, rms } from '../../engine/audio/index.js'
+import { seededRandom } from '../../engine/pipeline/providers/stand-ins/index.js'
 
 export type RoomNoiseKind = 'pink' | 'brown'
 
 const samplesOf = (ms: number) => Math.round((ms * SAMPLE_RATE) / 1000)
 const BLOCK_SAMPLES = SAMPLE_RATE / 100 // 10 ms
 
-/** A seeded uniform generator on [0, 1) (mulberry32): small, fast, the same sequence on every machine. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Re-exported: the corpus and its tests draw from the stand-ins' generator. */
+export { seededRandom }
 
 /** dBFS of an RMS on the 0..1 scale rms() returns; −Infinity for digital silence. */
 export const dbfs = (level: number): number => (level > 0 ? 20 * Math.log10(level) : -Infinity)

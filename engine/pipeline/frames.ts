@@ -10,6 +10,7 @@
  */
 import type { BargeInDecision } from '../turn-taking/barge-in.js'
 import type { TurnDecision } from '../turn-taking/strategy.js'
+import type { PlayoutMetrics } from './playout-metrics.js'
 
 /** Which part of the call failed; provider categories match ProviderError's. */
 export type FailureCategory = 'stt' | 'tts' | 'llm' | 'vad' | 'transport' | 'engine'
@@ -65,15 +66,8 @@ export type ReplyOrigin =
   /** A fixed line outside the workflow (control `say`, the silence prompt). */
   | { type: 'line'; text: string }
 
-/** Audible gaps in a reply, reported when there were any. */
-export interface PlayoutGaps {
-  underruns: number
-  underrunMs: number
-  stalls: number
-  stallMs: number
-  phraseGaps: number
-  phraseGapMs: number
-}
+/** Audible gaps in a reply (playout's counts), reported with what was heard. */
+export type PlayoutGaps = Pick<PlayoutMetrics, 'underruns' | 'underrunMs' | 'stalls' | 'stallMs' | 'phraseGaps' | 'phraseGapMs'>
 
 export type ReplyFrame =
   /** The first text of the reply arrived (LLM first token, or a static line). */

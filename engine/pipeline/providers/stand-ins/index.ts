@@ -4,7 +4,7 @@
  * benches: the providers run their real SDK code paths without keys or network. README.md says
  * what each one answers, how it fails on demand and what it logs.
  */
-export { latencySampler, latencyTarget, type LatencySpec } from './latency.js'
+export { latencySampler, latencyTarget, seededRandom, type LatencySpec } from './latency.js'
 export {
   startOpenAiStandIn,
   type OpenAiStandIn,

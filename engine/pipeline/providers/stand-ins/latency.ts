@@ -28,7 +28,7 @@ export function latencySampler(spec: LatencySpec, defaultSeed = 1): () => number
   // A log-normal's median is its scale: with p50 = 0 every draw would be 0, whatever p95 says.
   if (p50 === 0) throw new RangeError(`latency spread needs p50 > 0 when p95 > p50 (got p50 0, p95 ${p95}); use a fixed 0 instead`)
   const sigma = Math.log(p95 / p50) / Z95
-  const uniform = mulberry32(spec.seed ?? defaultSeed)
+  const uniform = seededRandom(spec.seed ?? defaultSeed)
   return () => {
     const z = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform())
     return Math.round(p50 * Math.exp(sigma * z))
@@ -40,8 +40,8 @@ export function latencyTarget(spec: LatencySpec): { p50: number; p95: number } {
   return typeof spec === 'number' ? { p50: spec, p95: spec } : { p50: spec.p50, p95: spec.p95 }
 }
 
-/** A small, fast, seedable PRNG with uniform output in [0, 1). */
-function mulberry32(seed: number): () => number {
+/** A seeded uniform generator on [0, 1) (mulberry32): small, fast, the same sequence on every machine. */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
