@@ -45,9 +45,9 @@ const FORGOT_PER_EMAIL: BucketRule = { burst: 5, refillPerMin: 1 }
 export class AccountService {
   private readonly throttle: LoginThrottle
 
-  constructor(private readonly d: AccountDeps) {
-    const { loginPerAccountAddress, loginPerAccount, loginPerAddress } = d.settings
-    this.throttle = new LoginThrottle(d.limiter, new KnownSignInAddresses(d.clock), {
+  constructor(private readonly deps: AccountDeps) {
+    const { loginPerAccountAddress, loginPerAccount, loginPerAddress } = deps.settings
+    this.throttle = new LoginThrottle(deps.limiter, new KnownSignInAddresses(deps.clock), {
       perAccountAddress: loginPerAccountAddress,
       perAccount: loginPerAccount,
       perAddress: loginPerAddress,
@@ -58,7 +58,7 @@ export class AccountService {
     input: { email: string; password: string; name: string; organization_name?: string; locale: Lang },
     req: RequestInfo,
   ): Promise<TokenResponseT> {
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     if (repos.users.findByEmail(input.email)) throw new ApiError('email_taken')
     const passwordHash = await hashPassword(input.password)
     const now = clock.now()
@@ -76,23 +76,23 @@ export class AccountService {
       this.sendVerification(repos.users.get(userId)!, input.locale)
       return org.id
     })
-    this.d.auditor.record({ organizationId: orgId, userId }, req, { action: 'user.registered', resourceType: 'user', resourceId: userId })
+    this.deps.auditor.record({ organizationId: orgId, userId }, req, { action: 'user.registered', resourceType: 'user', resourceId: userId })
     this.throttle.provenAt(input.email, req.ip)
     return this.startSession(userId, orgId)
   }
 
   async login(email: string, password: string, req: RequestInfo): Promise<TokenResponseT> {
-    const { repos } = this.d
+    const { repos } = this.deps
     const attempt = this.throttle.begin(email, req.ip)
     const user = repos.users.findByEmail(email.trim())
     const ok = await verifyPassword(user?.password_hash ?? null, password)
     if (!ok || !user) {
-      this.d.logger.info({ event: 'login_failed' }, 'failed sign-in')
+      this.deps.logger.info({ event: 'login_failed' }, 'failed sign-in')
       // Attributed to the account's first organization when the email is known; otherwise kept
       // with no organization (visible to operators only).
       // The actor is anonymous: nobody proved to be that user. The account is the resource.
       const orgId = user ? (repos.organizations.firstMembership(user.id)?.organization_id ?? null) : null
-      this.d.auditor.record({ organizationId: orgId, userId: null }, req, {
+      this.deps.auditor.record({ organizationId: orgId, userId: null }, req, {
         action: 'session.login_failed',
         resourceType: 'user',
         resourceId: user?.id ?? null,
@@ -103,10 +103,13 @@ export class AccountService {
     }
     this.throttle.succeeded(attempt)
     if (attempt.pastCeiling) {
-      this.d.logger.info({ event: 'login_past_ceiling', user_id: user.id, address: req.ip }, 'sign-in from a known address while the account ceiling is spent')
+      this.deps.logger.info(
+        { event: 'login_past_ceiling', user_id: user.id, address: req.ip },
+        'sign-in from a known address while the account ceiling is spent',
+      )
     }
     const membership = this.homeMembership(user.id)
-    this.d.auditor.record({ organizationId: membership.organization_id, userId: user.id }, req, {
+    this.deps.auditor.record({ organizationId: membership.organization_id, userId: user.id }, req, {
       action: 'session.login',
       resourceType: 'user',
       resourceId: user.id,
@@ -117,11 +120,11 @@ export class AccountService {
   /** A failure that empties a bucket starts a lockout: one warning and one audit event, not one per refusal after it. */
   private recordLockouts(attempt: LoginAttempt, userId: string | null, orgId: string | null, req: RequestInfo): void {
     for (const lockout of this.throttle.failed(attempt)) {
-      this.d.logger.warn(
+      this.deps.logger.warn(
         { event: 'login_lockout', scope: lockout.scope, retry_after_s: lockout.retryAfterS, user_id: userId, address: req.ip },
         'sign-in throttled after repeated failures',
       )
-      this.d.auditor.record({ organizationId: orgId, userId: null }, req, {
+      this.deps.auditor.record({ organizationId: orgId, userId: null }, req, {
         action: 'session.login_throttled',
         resourceType: 'user',
         resourceId: userId,
@@ -132,7 +135,7 @@ export class AccountService {
   }
 
   async refresh(refreshToken: string, req: RequestInfo): Promise<TokenResponseT> {
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     const hash = sha256Hex(refreshToken)
     const row = repos.authSessions.findToken(hash)
     if (!row) throw new ApiError('authentication_required', 'The refresh token is not valid.')
@@ -144,8 +147,8 @@ export class AccountService {
     if (row.used_at !== null || !repos.authSessions.rotate(hash, sha256Hex(next), session.id, now)) {
       // A used refresh token came back: it was stolen or replayed, so end the whole family.
       repos.authSessions.revoke(session.id, 'refresh_token_reuse', now)
-      this.d.logger.warn({ event: 'refresh_reuse', session_id: session.id }, 'refresh token reuse; session revoked')
-      this.d.auditor.record({ organizationId: session.organization_id, userId: session.user_id }, req, {
+      this.deps.logger.warn({ event: 'refresh_reuse', session_id: session.id }, 'refresh token reuse; session revoked')
+      this.deps.auditor.record({ organizationId: session.organization_id, userId: session.user_id }, req, {
         action: 'session.refresh_reuse',
         resourceType: 'session',
         resourceId: session.id,
@@ -157,16 +160,16 @@ export class AccountService {
   }
 
   logout(principal: Principal): void {
-    if (principal.sessionId) this.d.repos.authSessions.revoke(principal.sessionId, 'logout', this.d.clock.now())
+    if (principal.sessionId) this.deps.repos.authSessions.revoke(principal.sessionId, 'logout', this.deps.clock.now())
   }
 
   async verifyEmail(token: string, req: RequestInfo): Promise<TokenResponseT> {
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     const row = repos.emailTokens.consume(sha256Hex(token), 'verify_email', clock.now())
     if (!row) throw new ApiError('invalid_token')
     repos.users.markVerified(row.user_id, clock.now())
     const membership = this.homeMembership(row.user_id)
-    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, {
+    this.deps.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, {
       action: 'user.email_verified',
       resourceType: 'user',
       resourceId: row.user_id,
@@ -175,7 +178,7 @@ export class AccountService {
   }
 
   resendVerification(principal: Principal, locale: Lang | undefined): void {
-    const user = this.d.repos.users.get(principal.userId)
+    const user = this.deps.repos.users.get(principal.userId)
     if (!user || user.email_verified_at !== null) return
     this.sendVerification(user, locale ?? (user.locale as Lang))
   }
@@ -185,7 +188,7 @@ export class AccountService {
    * hash it; only a known account stores it and queues a mail (two local inserts, no SMTP wait).
    */
   forgotPassword(email: string, locale: Lang | undefined, req: RequestInfo): void {
-    const { repos, clock, settings, limiter } = this.d
+    const { repos, clock, settings, limiter } = this.deps
     const ip = req.ip
     // Throttled per email (whether or not it has an account, so a 429 reveals nothing) and per
     // address, so nobody can flood an inbox or the outbox.
@@ -208,13 +211,17 @@ export class AccountService {
       created_at: now,
       expires_at: now + settings.resetTokenTtlS * 1000,
     })
-    this.d.mailer.queue('reset_password', user.email, locale ?? (user.locale as Lang), '/reset-password', token, settings.resetTokenTtlS)
+    this.deps.mailer.queue('reset_password', user.email, locale ?? (user.locale as Lang), '/reset-password', token, settings.resetTokenTtlS)
     const orgId = repos.organizations.firstMembership(user.id)?.organization_id ?? null
-    this.d.auditor.record({ organizationId: orgId, userId: null }, req, { action: 'user.password_reset_requested', resourceType: 'user', resourceId: user.id })
+    this.deps.auditor.record({ organizationId: orgId, userId: null }, req, {
+      action: 'user.password_reset_requested',
+      resourceType: 'user',
+      resourceId: user.id,
+    })
   }
 
   async resetPassword(token: string, password: string, req: RequestInfo): Promise<TokenResponseT> {
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     // The token is checked before the costly hash, so made-up tokens cost almost nothing.
     const row = repos.emailTokens.consume(sha256Hex(token), 'reset_password', clock.now())
     if (!row) throw new ApiError('invalid_token')
@@ -226,7 +233,7 @@ export class AccountService {
     // Receiving the reset email also proves the address.
     repos.users.markVerified(row.user_id, now)
     const membership = this.homeMembership(row.user_id)
-    this.d.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, {
+    this.deps.auditor.record({ organizationId: membership.organization_id, userId: row.user_id }, req, {
       action: 'user.password_reset',
       resourceType: 'user',
       resourceId: row.user_id,
@@ -244,13 +251,13 @@ export class AccountService {
 
   /** The organization a user signs in to: the one they joined first. */
   private homeMembership(userId: string) {
-    const membership = this.d.repos.organizations.firstMembership(userId)
+    const membership = this.deps.repos.organizations.firstMembership(userId)
     if (!membership) throw new ApiError('permission_denied', 'This account belongs to no organization.')
     return membership
   }
 
   private sendVerification(user: UserRow, lang: Lang): void {
-    const { repos, clock, settings } = this.d
+    const { repos, clock, settings } = this.deps
     const token = randomToken(32)
     const now = clock.now()
     repos.emailTokens.insert({
@@ -260,16 +267,16 @@ export class AccountService {
       created_at: now,
       expires_at: now + settings.verifyTokenTtlS * 1000,
     })
-    this.d.mailer.queue('verify_email', user.email, lang, '/verify-email', token, settings.verifyTokenTtlS)
+    this.deps.mailer.queue('verify_email', user.email, lang, '/verify-email', token, settings.verifyTokenTtlS)
   }
 
   /** Opens a dashboard session: a new refresh-token family and its first access token. */
   async startSession(userId: string, organizationId: string): Promise<TokenResponseT> {
-    const now = this.d.clock.now()
+    const now = this.deps.clock.now()
     const sessionId = randomUUID()
     const refresh = randomToken(32)
-    const expiresAt = now + this.d.settings.refreshTokenTtlS * 1000
-    this.d.repos.authSessions.create(
+    const expiresAt = now + this.deps.settings.refreshTokenTtlS * 1000
+    this.deps.repos.authSessions.create(
       { id: sessionId, user_id: userId, organization_id: organizationId, created_at: now, expires_at: expiresAt },
       sha256Hex(refresh),
     )
@@ -277,19 +284,19 @@ export class AccountService {
   }
 
   private async tokenResponse(userId: string, organizationId: string, sessionId: string, refresh: string, expiresAt: number): Promise<TokenResponseT> {
-    const access = await this.d.tokens.issue({ userId, organizationId, sessionId })
+    const access = await this.deps.tokens.issue({ userId, organizationId, sessionId })
     return {
       access_token: access,
       token_type: 'bearer',
-      expires_in: this.d.tokens.ttlSeconds,
+      expires_in: this.deps.tokens.ttlSeconds,
       refresh_token: refresh,
-      refresh_expires_in: Math.max(0, Math.floor((expiresAt - this.d.clock.now()) / 1000)),
+      refresh_expires_in: Math.max(0, Math.floor((expiresAt - this.deps.clock.now()) / 1000)),
       user: this.userResponse(userId, organizationId, 'session'),
     }
   }
 
   private userResponse(userId: string, organizationId: string, method: 'session' | 'api_key'): UserResponseT {
-    const view = this.d.authCache.account(organizationId, userId)
+    const view = this.deps.authCache.account(organizationId, userId)
     if (!view) throw new ApiError('authentication_required')
     const { user, organization, roleKey } = view
     return {

@@ -62,7 +62,7 @@ const LISTED: Record<NonNullable<CallListQueryT['channel']>, SessionChannel[]> =
 }
 
 export class CallService {
-  constructor(private readonly d: { sessions: SessionService; webCalls: WebCalls; clock: Clock; repos: Repos }) {}
+  constructor(private readonly deps: { sessions: SessionService; webCalls: WebCalls; clock: Clock; repos: Repos }) {}
 
   /**
    * A single-use token for one browser call of a published agent of the caller's environment;
@@ -70,11 +70,11 @@ export class CallService {
    */
   async webToken(p: Principal, body: { workflow_uuid: string; variables?: Record<string, unknown> | undefined }) {
     const scope = scopeOf(p)
-    const picked = this.d.sessions.published(scope, body.workflow_uuid)
+    const picked = this.deps.sessions.published(scope, body.workflow_uuid)
     const { workflow } = picked
     if (body.variables !== undefined && Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
-    assertVoiceReady(this.d.sessions, scope, picked)
-    if (!this.d.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
+    assertVoiceReady(this.deps.sessions, scope, picked)
+    if (!this.deps.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
     const minted = await this.mint({ ...scope, workflowId: workflow.id, ...(body.variables !== undefined && { variables: body.variables }) })
     return { token: minted.token, ws_url: this.wsUrl(minted.token), expires_at: new Date(minted.expiresAt).toISOString() }
   }
@@ -88,8 +88,8 @@ export class CallService {
     if (body.channel === 'phone') throw new ApiError('telephony_not_configured')
     const agent = this.agent(p, body)
     if (body.channel === 'chat') {
-      const turn = await this.d.sessions.open(p, agent, body.variables, 'chat')
-      const row = this.d.repos.sessions.get(scopeOf(p), turn.session_id)!
+      const turn = await this.deps.sessions.open(p, agent, body.variables, 'chat')
+      const row = this.deps.repos.sessions.get(scopeOf(p), turn.session_id)!
       return {
         ...callFields(row),
         created_at: iso(row.started_at)!,
@@ -100,14 +100,14 @@ export class CallService {
       }
     }
     if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
-    assertVoiceReady(this.d.sessions, scopeOf(p), agent)
+    assertVoiceReady(this.deps.sessions, scopeOf(p), agent)
     // The cap counts live voice calls; a pending one takes its slot when the browser connects.
-    if (!this.d.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
+    if (!this.deps.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
     const def = storedDefinition(agent.definition)
     const state = initialState(def, body.variables)
     const id = randomUUID()
-    const now = this.d.clock.now()
-    this.d.repos.sessions.insert({
+    const now = this.deps.clock.now()
+    this.deps.repos.sessions.insert({
       id,
       organization_id: p.organizationId,
       environment_id: p.environmentId,
@@ -121,16 +121,16 @@ export class CallService {
       started_by_key: p.apiKeyId,
       started_at: now,
       status: 'pending',
-      pending_until: now + this.d.webCalls.tokens.ttlS * 1000,
+      pending_until: now + this.deps.webCalls.tokens.ttlS * 1000,
     })
     let minted
     try {
       minted = await this.mint({ ...scopeOf(p), workflowId: agent.workflowId, callId: id })
     } catch (err) {
-      this.d.repos.sessions.discard(scopeOf(p), id)
+      this.deps.repos.sessions.discard(scopeOf(p), id)
       throw err
     }
-    const row = this.d.repos.sessions.get(scopeOf(p), id)!
+    const row = this.deps.repos.sessions.get(scopeOf(p), id)!
     return {
       ...callFields(row),
       created_at: iso(now)!,
@@ -142,8 +142,8 @@ export class CallService {
   }
 
   list(p: Principal, q: CallListQueryT) {
-    this.d.repos.sessions.expirePending(this.d.clock.now())
-    const page = this.d.repos.calls.page(scopeOf(p), {
+    this.deps.repos.sessions.expirePending(this.deps.clock.now())
+    const page = this.deps.repos.calls.page(scopeOf(p), {
       channels: LISTED[q.channel ?? 'sessions'],
       status: q.status ?? null,
       q: q.q ?? null,
@@ -156,11 +156,11 @@ export class CallService {
   }
 
   detail(p: Principal, callId: string) {
-    this.d.repos.sessions.expirePending(this.d.clock.now())
+    this.deps.repos.sessions.expirePending(this.deps.clock.now())
     const row = this.row(p, callId)
-    const name = row.workflow_id === null ? null : (this.d.repos.workflows.get(scopeOf(p), row.workflow_id)?.name ?? null)
+    const name = row.workflow_id === null ? null : (this.deps.repos.workflows.get(scopeOf(p), row.workflow_id)?.name ?? null)
     const state = JSON.parse(row.state) as RuntimeState
-    const events = this.d.repos.sessions
+    const events = this.deps.repos.sessions
       .events(row.id)
       .map((e) => ({ seq: e.seq, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown>, created_at: iso(e.created_at)! }))
     const transcript = events.flatMap((e) =>
@@ -189,7 +189,7 @@ export class CallService {
 
   /** A caller turn of a chat call (the same turn as the workflow's session messages endpoint). */
   message(p: Principal, callId: string, text: string) {
-    return this.d.sessions.messageById(p, callId, text)
+    return this.deps.sessions.messageById(p, callId, text)
   }
 
   /**
@@ -199,13 +199,13 @@ export class CallService {
    */
   async control(p: Principal, callId: string, m: CallControl): Promise<{ receivers: number }> {
     const row = this.row(p, callId)
-    if (row.channel === 'chat' || row.channel === 'run') return { receivers: await this.d.sessions.control(p, row.id, m) }
+    if (row.channel === 'chat' || row.channel === 'run') return { receivers: await this.deps.sessions.control(p, row.id, m) }
     if (row.status !== 'active') return { receivers: 0 }
-    return { receivers: await this.d.webCalls.control.publish(row.id, m) }
+    return { receivers: await this.deps.webCalls.control.publish(row.id, m) }
   }
 
   private row(p: Principal, callId: string): SessionRow {
-    const row = this.d.repos.sessions.get(scopeOf(p), callId)
+    const row = this.deps.repos.sessions.get(scopeOf(p), callId)
     if (!row) throw new ApiError('not_found')
     return row
   }
@@ -213,7 +213,7 @@ export class CallService {
   /** The saved workflow's newest published version, or the transient agent checked as publishing would. */
   private agent(p: Principal, body: CallCreateT): SessionAgent {
     if (body.workflow_uuid !== undefined) {
-      const picked = this.d.sessions.published(scopeOf(p), body.workflow_uuid)
+      const picked = this.deps.sessions.published(scopeOf(p), body.workflow_uuid)
       return { workflowId: picked.workflow.id, version: picked.version, definition: picked.definition, config: picked.config }
     }
     const { definition, config } = body.agent!
@@ -223,7 +223,7 @@ export class CallService {
 
   private async mint(r: MintRequest) {
     try {
-      return await this.d.webCalls.tokens.mint(r)
+      return await this.deps.webCalls.tokens.mint(r)
     } catch (err) {
       if (err instanceof WebCallTokenError && err.code === 'variables_too_large') throw variablesTooLarge(['body', 'variables'])
       throw err
@@ -231,7 +231,7 @@ export class CallService {
   }
 
   private wsUrl(token: string): string {
-    return `${this.d.webCalls.wsUrl()}?token=${encodeURIComponent(token)}&v=1`
+    return `${this.deps.webCalls.wsUrl()}?token=${encodeURIComponent(token)}&v=1`
   }
 }
 

@@ -53,16 +53,16 @@ export interface CredentialDeps {
 
 /** The organization's provider credentials: stored sealed, shown masked, revealed only in-process. */
 export class CredentialService {
-  constructor(private readonly d: CredentialDeps) {}
+  constructor(private readonly deps: CredentialDeps) {}
 
   list(by: Principal): CredentialResponseT[] {
-    return this.d.repos.credentials.list(by.organizationId).map((row) => {
+    return this.deps.repos.credentials.list(by.organizationId).map((row) => {
       try {
         return this.toResponse(row, this.openSecrets(row))
       } catch (err) {
         if (!(err instanceof CredentialDecryptError)) throw err
         // One unreadable row must not hide the others; the caller sees it and can store it again.
-        this.d.logger.warn(
+        this.deps.logger.warn(
           { organization_id: row.organization_id, provider: row.provider, key_id: row.key_id, reason: err.message },
           'stored credential cannot be decrypted',
         )
@@ -83,12 +83,12 @@ export class CredentialService {
     }
     const plainFields = JSON.stringify(plain)
     const clear = Buffer.from(JSON.stringify(secrets))
-    const { keyId, sealed } = this.d.cipher.seal(clear, additionalData(by.organizationId, provider.key, plainFields))
+    const { keyId, sealed } = this.deps.cipher.seal(clear, additionalData(by.organizationId, provider.key, plainFields))
     clear.fill(0)
-    const now = this.d.clock.now()
-    return this.d.repos.transaction(() => {
-      const replaced = this.d.repos.credentials.get(by.organizationId, provider.key) !== undefined
-      const row = this.d.repos.credentials.upsert({
+    const now = this.deps.clock.now()
+    return this.deps.repos.transaction(() => {
+      const replaced = this.deps.repos.credentials.get(by.organizationId, provider.key) !== undefined
+      const row = this.deps.repos.credentials.upsert({
         organization_id: by.organizationId,
         provider: provider.key,
         plain_fields: plainFields,
@@ -99,7 +99,7 @@ export class CredentialService {
       })
       // Names of the fields only, never their values.
       const fields = provider.fields.map((f) => f.name).filter((n) => n in plain || n in secrets)
-      this.d.auditor.record(by, req, { action: 'credential.upserted', resourceType: 'credential', resourceId: provider.key, metadata: { fields, replaced } })
+      this.deps.auditor.record(by, req, { action: 'credential.upserted', resourceType: 'credential', resourceId: provider.key, metadata: { fields, replaced } })
       return this.toResponse(row, secrets)
     })
   }
@@ -118,20 +118,20 @@ export class CredentialService {
       const refuse = (type: string, msg: string) => new ValidationError([{ type, loc: ['body', 'fields', f.name], msg, input: value }])
       let checked
       try {
-        checked = await assertPublicUrl(value, this.d.guard)
+        checked = await assertPublicUrl(value, this.deps.guard)
       } catch (err) {
         if (!(err instanceof DestinationRefusedError)) throw err
         if (err.reason !== 'unresolvable') throw refuse('destination_refused', err.message)
         checked = null
       }
-      if (new URL(value).protocol === 'http:' && !(checked && allAllowed(checked.addresses, this.d.guard.allow))) {
+      if (new URL(value).protocol === 'http:' && !(checked && allAllowed(checked.addresses, this.deps.guard.allow))) {
         throw refuse('insecure_url', 'Use https: plain http is accepted only to addresses the operator allows (OZAN_ALLOW_PRIVATE_CIDRS).')
       }
     }
   }
 
   delete(by: Principal, provider: string): void {
-    if (!this.d.repos.credentials.delete(by.organizationId, provider)) throw new ApiError('not_found')
+    if (!this.deps.repos.credentials.delete(by.organizationId, provider)) throw new ApiError('not_found')
   }
 
   /**
@@ -140,7 +140,7 @@ export class CredentialService {
    * CredentialDecryptError when the stored secret cannot be authenticated.
    */
   reveal(organizationId: string, provider: string): Readonly<Fields> | null {
-    const row = this.d.repos.credentials.get(organizationId, provider)
+    const row = this.deps.repos.credentials.get(organizationId, provider)
     if (!row) return null
     // Opened first: once the secrets open, the plain fields bound to them are authentic too.
     const secrets = this.openSecrets(row)
@@ -149,7 +149,7 @@ export class CredentialService {
 
   private openSecrets(row: CredentialRow): Fields {
     try {
-      const clear = this.d.cipher.open({ keyId: row.key_id, sealed: row.sealed }, additionalData(row.organization_id, row.provider, row.plain_fields))
+      const clear = this.deps.cipher.open({ keyId: row.key_id, sealed: row.sealed }, additionalData(row.organization_id, row.provider, row.plain_fields))
       return JSON.parse(clear.toString('utf8')) as Fields
     } catch (err) {
       if (!(err instanceof CredentialDecryptError)) throw err

@@ -43,14 +43,14 @@ type Ready = { integration: IntegrationDef; action: ActionDef; input: unknown; c
 export class IntegrationService {
   private readonly schemas = new Map<ActionDef, Record<string, unknown>>()
 
-  constructor(private readonly d: IntegrationDeps) {
+  constructor(private readonly deps: IntegrationDeps) {
     for (const i of INTEGRATIONS)
       for (const a of i.actions)
         this.schemas.set(a, z.toJSONSchema(a.input, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>)
   }
 
   list(by: Principal): IntegrationResponseT[] {
-    const stored = new Set(this.d.repos.credentials.list(by.organizationId).map((r) => r.provider))
+    const stored = new Set(this.deps.repos.credentials.list(by.organizationId).map((r) => r.provider))
     return INTEGRATIONS.map((i) => {
       const provider = i.provider ? credentialProvider(i.provider) : undefined
       const credential = provider
@@ -83,7 +83,7 @@ export class IntegrationService {
     const ready = this.prepare(by.organizationId, key, body.action, body.input)
     if ('kind' in ready) throw this.apiError(ready, body)
     const { result, durationMs } = await this.execute(by.organizationId, ready, new AbortController().signal)
-    this.d.auditor.record(by, req, {
+    this.deps.auditor.record(by, req, {
       action: 'integration.action_run',
       resourceType: 'integration',
       resourceId: key,
@@ -120,7 +120,7 @@ export class IntegrationService {
       .map((f) => f.name)
       .join(', ')
     try {
-      const credential = this.d.credentials.reveal(organizationId, provider)
+      const credential = this.deps.credentials.reveal(organizationId, provider)
       if (credential) return { integration, action, input: parsed.data, credential }
       return {
         kind: 'credential_missing',
@@ -144,8 +144,8 @@ export class IntegrationService {
       signal,
       request: (request, o = {}) =>
         outboundRequest(request, {
-          ...this.d.guard,
-          timeoutMs: Math.min(o.timeoutMs ?? this.d.timeoutMs, MAX_TIMEOUT_MS),
+          ...this.deps.guard,
+          timeoutMs: Math.min(o.timeoutMs ?? this.deps.timeoutMs, MAX_TIMEOUT_MS),
           maxResponseBytes: o.maxResponseBytes ?? PROVIDER_MAX_RESPONSE_BYTES,
           signal,
         }),
@@ -156,13 +156,13 @@ export class IntegrationService {
     } catch (err) {
       if (err instanceof OutboundError) result = { ok: false, error: { code: err.code, message: err.message } }
       else {
-        this.d.logger.error({ err, integration: r.integration.key, action: r.action.name }, 'integration action failed unexpectedly')
+        this.deps.logger.error({ err, integration: r.integration.key, action: r.action.name }, 'integration action failed unexpectedly')
         result = { ok: false, error: { code: 'internal_error', message: 'The action failed unexpectedly.' } }
       }
     }
     const durationMs = Math.round(performance.now() - started)
     const outcome = { organization_id: organizationId, integration: r.integration.key, action: r.action.name, ok: result.ok, duration_ms: durationMs }
-    this.d.logger.info(result.ok ? outcome : { ...outcome, error_code: result.error.code }, 'integration action run')
+    this.deps.logger.info(result.ok ? outcome : { ...outcome, error_code: result.error.code }, 'integration action run')
     return { result, durationMs }
   }
 

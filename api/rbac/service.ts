@@ -35,28 +35,28 @@ export interface RbacDeps {
 
 /** Roles, members and invitations of the caller's organization. */
 export class RbacService {
-  constructor(private readonly d: RbacDeps) {}
+  constructor(private readonly deps: RbacDeps) {}
 
   permissions() {
     return PERMISSIONS.map((key) => ({ key, ...describePermission(key) }))
   }
 
   listRoles(p: Principal, at: PageRequest): { items: RoleResponseT[]; total: number } {
-    const page = this.d.repos.roles.page(p.organizationId, at)
+    const page = this.deps.repos.roles.page(p.organizationId, at)
     return { items: page.items.map((r) => this.roleResponse(r, r.member_count)), total: page.total }
   }
 
   createRole(p: Principal, input: { name: string; description: string; permissions: Permission[] }, req: RequestInfo): RoleResponseT {
     this.assertCanGrant(p, new Set(input.permissions))
     const key = roleKey(input.name)
-    if (this.d.repos.roles.findByKey(p.organizationId, key)) throw new ApiError('role_exists')
-    const id = this.d.repos.roles.insert(
+    if (this.deps.repos.roles.findByKey(p.organizationId, key)) throw new ApiError('role_exists')
+    const id = this.deps.repos.roles.insert(
       p.organizationId,
       { key, name: input.name, description: input.description, permissions: input.permissions },
-      this.d.clock.now(),
+      this.deps.clock.now(),
     )
-    this.d.auditor.record(p, req, { action: 'role.created', resourceType: 'role', resourceId: String(id), metadata: { permissions: input.permissions } })
-    return this.roleResponse(this.d.repos.roles.get(p.organizationId, id)!, 0)
+    this.deps.auditor.record(p, req, { action: 'role.created', resourceType: 'role', resourceId: String(id), metadata: { permissions: input.permissions } })
+    return this.roleResponse(this.deps.repos.roles.get(p.organizationId, id)!, 0)
   }
 
   updateRole(p: Principal, id: number, input: { name?: string; description?: string; permissions?: Permission[] }, req: RequestInfo): RoleResponseT {
@@ -64,34 +64,34 @@ export class RbacService {
     if (input.permissions) this.assertCanGrant(p, new Set(input.permissions))
     const name = input.name ?? role.name
     const key = input.name ? roleKey(input.name) : role.key
-    const clash = this.d.repos.roles.findByKey(p.organizationId, key)
+    const clash = this.deps.repos.roles.findByKey(p.organizationId, key)
     if (clash && clash.id !== id) throw new ApiError('role_exists')
     const permissions = input.permissions ?? (JSON.parse(role.permissions) as Permission[])
-    this.d.repos.roles.update(p.organizationId, id, { key, name, description: input.description ?? role.description, permissions })
-    this.d.auditor.record(p, req, { action: 'role.updated', resourceType: 'role', resourceId: String(id), metadata: { permissions } })
+    this.deps.repos.roles.update(p.organizationId, id, { key, name, description: input.description ?? role.description, permissions })
+    this.deps.auditor.record(p, req, { action: 'role.updated', resourceType: 'role', resourceId: String(id), metadata: { permissions } })
     // member_count counts members only, as in the list (usage() also counts pending invitations).
-    const updated = this.d.repos.roles.list(p.organizationId).find((r) => r.id === id)!
+    const updated = this.deps.repos.roles.list(p.organizationId).find((r) => r.id === id)!
     return this.roleResponse(updated, updated.member_count)
   }
 
   deleteRole(p: Principal, id: number, req: RequestInfo): void {
     this.customRole(p, id)
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     repos.transaction(() => {
       const now = clock.now()
       if (repos.roles.usage(id, now) > 0) throw new ApiError('role_in_use')
       repos.roles.delete(p.organizationId, id, now)
     })
-    this.d.auditor.record(p, req, { action: 'role.deleted', resourceType: 'role', resourceId: String(id) })
+    this.deps.auditor.record(p, req, { action: 'role.deleted', resourceType: 'role', resourceId: String(id) })
   }
 
   listMembers(p: Principal, at: PageRequest): { items: MemberResponseT[]; total: number } {
-    const page = this.d.repos.members.page(p.organizationId, at)
+    const page = this.deps.repos.members.page(p.organizationId, at)
     return { items: page.items.map(memberResponse), total: page.total }
   }
 
   updateMember(p: Principal, userId: string, roleId: number, req: RequestInfo): MemberResponseT {
-    const { repos } = this.d
+    const { repos } = this.deps
     const member = repos.members.get(p.organizationId, userId)
     if (!member) throw new ApiError('not_found')
     const role = this.assignableRole(p, roleId)
@@ -100,7 +100,7 @@ export class RbacService {
       if (member.role_key === 'owner' && role.key !== 'owner' && repos.members.ownerCount(p.organizationId) <= 1) throw new ApiError('last_owner')
       repos.members.setRole(p.organizationId, userId, role.id)
     })
-    this.d.auditor.record(p, req, {
+    this.deps.auditor.record(p, req, {
       action: 'member.role_changed',
       resourceType: 'member',
       resourceId: userId,
@@ -110,7 +110,7 @@ export class RbacService {
   }
 
   removeMember(p: Principal, userId: string, req: RequestInfo): void {
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     const member = repos.members.get(p.organizationId, userId)
     if (!member) throw new ApiError('not_found')
     if (member.role_key === 'owner' && !this.actsAsOwner(p)) throw new ApiError('permission_denied', 'Only an owner can remove an owner.')
@@ -121,7 +121,7 @@ export class RbacService {
       // because keys are checked against membership on every request.
       repos.authSessions.revokeForUserInOrganization(userId, p.organizationId, 'member_removed', clock.now())
     })
-    this.d.auditor.record(p, req, {
+    this.deps.auditor.record(p, req, {
       action: 'member.removed',
       resourceType: 'member',
       resourceId: userId,
@@ -130,7 +130,7 @@ export class RbacService {
   }
 
   invite(p: Principal, input: { email: string; role_id: number; locale?: Lang }, req: RequestInfo): InvitationResponseT {
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     const role = this.assignableRole(p, input.role_id)
     const existing = repos.users.findByEmail(input.email)
     if (existing && repos.members.get(p.organizationId, existing.id)) throw new ApiError('already_member')
@@ -144,22 +144,22 @@ export class RbacService {
       token_hash: sha256Hex(token),
       invited_by: p.userId,
       created_at: now,
-      expires_at: now + this.d.invitationTtlS * 1000,
+      expires_at: now + this.deps.invitationTtlS * 1000,
     }
     repos.invitations.replace(row)
     const org = repos.organizations.get(p.organizationId)!
     const inviter = repos.users.get(p.userId)
-    this.d.mailer.queue('invitation', input.email, input.locale ?? 'en', '/accept-invitation', token, this.d.invitationTtlS, {
+    this.deps.mailer.queue('invitation', input.email, input.locale ?? 'en', '/accept-invitation', token, this.deps.invitationTtlS, {
       organization: org.name,
       inviter: inviter?.name ?? 'A colleague',
     })
-    this.d.auditor.record(p, req, {
+    this.deps.auditor.record(p, req, {
       action: 'member.invited',
       resourceType: 'invitation',
       resourceId: row.id,
       metadata: { email: input.email, role: role.key },
     })
-    this.d.bus.publish({
+    this.deps.bus.publish({
       type: 'member.invited',
       organizationId: p.organizationId,
       environmentId: null,
@@ -170,18 +170,18 @@ export class RbacService {
   }
 
   listInvitations(p: Principal, at: PageRequest): { items: InvitationResponseT[]; total: number } {
-    const page = this.d.repos.invitations.pagePending(p.organizationId, this.d.clock.now(), at)
+    const page = this.deps.repos.invitations.pagePending(p.organizationId, this.deps.clock.now(), at)
     return { items: page.items.map((r) => this.invitationResponse(r)), total: page.total }
   }
 
   revokeInvitation(p: Principal, id: string, req: RequestInfo): void {
-    if (!this.d.repos.invitations.revoke(p.organizationId, id)) throw new ApiError('not_found')
-    this.d.auditor.record(p, req, { action: 'invitation.revoked', resourceType: 'invitation', resourceId: id })
+    if (!this.deps.repos.invitations.revoke(p.organizationId, id)) throw new ApiError('not_found')
+    this.deps.auditor.record(p, req, { action: 'invitation.revoked', resourceType: 'invitation', resourceId: id })
   }
 
   /** The signed-in user joins the inviting organization, if the invitation was sent to them. */
   accept(p: Principal, token: string, req: RequestInfo): void {
-    const { repos, clock } = this.d
+    const { repos, clock } = this.deps
     const now = clock.now()
     const inv = repos.invitations.findByToken(sha256Hex(token))
     if (!inv || inv.accepted_at !== null || inv.expires_at <= now) throw new ApiError('invalid_token')
@@ -193,7 +193,7 @@ export class RbacService {
       repos.organizations.addMember(inv.organization_id, user.id, inv.role_id, now)
       repos.users.markVerified(user.id, now) // the token arrived by email to this address
     })
-    this.d.auditor.record({ organizationId: inv.organization_id, userId: user.id }, req, {
+    this.deps.auditor.record({ organizationId: inv.organization_id, userId: user.id }, req, {
       action: 'invitation.accepted',
       resourceType: 'invitation',
       resourceId: inv.id,
@@ -202,7 +202,7 @@ export class RbacService {
 
   /** An owner acting as such: a bearer session or a key holding everything an owner holds. */
   private actsAsOwner(p: Principal): boolean {
-    const m = this.d.repos.members.get(p.organizationId, p.userId)
+    const m = this.deps.repos.members.get(p.organizationId, p.userId)
     return m?.role_key === 'owner' && PERMISSIONS.every((perm) => p.permissions.has(perm))
   }
 
@@ -213,7 +213,7 @@ export class RbacService {
   }
 
   private assignableRole(p: Principal, roleId: number): RoleRow {
-    const role = this.d.repos.roles.get(p.organizationId, roleId)
+    const role = this.deps.repos.roles.get(p.organizationId, roleId)
     if (!role) throw new ApiError('bad_request', `role_id ${roleId} is not a role of this organization.`)
     if (role.builtin && role.id === BUILTIN_ROLE_IDS.owner && !this.actsAsOwner(p))
       throw new ApiError('permission_denied', 'Only an owner can grant ownership.')
@@ -222,7 +222,7 @@ export class RbacService {
   }
 
   private customRole(p: Principal, id: number): RoleRow {
-    const role = this.d.repos.roles.get(p.organizationId, id)
+    const role = this.deps.repos.roles.get(p.organizationId, id)
     if (!role) throw new ApiError('not_found')
     if (role.builtin) throw new ApiError('builtin_role')
     return role
@@ -241,8 +241,8 @@ export class RbacService {
   }
 
   private invitationResponse(r: InvitationRow): InvitationResponseT {
-    const role = this.d.repos.roles.get(r.organization_id, r.role_id)!
-    const inviter = r.invited_by ? this.d.repos.users.get(r.invited_by) : undefined
+    const role = this.deps.repos.roles.get(r.organization_id, r.role_id)!
+    const inviter = r.invited_by ? this.deps.repos.users.get(r.invited_by) : undefined
     return {
       id: r.id,
       email: r.email,
@@ -250,7 +250,7 @@ export class RbacService {
       invited_by: inviter ? { id: inviter.id, email: inviter.email } : null,
       created_at: iso(r.created_at),
       expires_at: iso(r.expires_at),
-      status: r.accepted_at !== null ? 'accepted' : r.expires_at <= this.d.clock.now() ? 'expired' : 'pending',
+      status: r.accepted_at !== null ? 'accepted' : r.expires_at <= this.deps.clock.now() ? 'expired' : 'pending',
     }
   }
 }

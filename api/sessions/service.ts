@@ -52,7 +52,7 @@ export class SessionService {
   /** Messages to one session run one after another, never interleaved. */
   private readonly locks = new SessionLocks()
 
-  constructor(private readonly d: SessionDeps) {}
+  constructor(private readonly deps: SessionDeps) {}
 
   async start(p: Principal, workflowId: string, input: Which & { variables: Record<string, unknown> }, channel: 'chat' | 'run' = 'chat') {
     const wf = this.workflow(p, workflowId)
@@ -67,10 +67,10 @@ export class SessionService {
    */
   async open(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: 'chat' | 'run'): Promise<TurnFields> {
     const def = storedDefinition(agent.definition)
-    const now = this.d.clock.now()
+    const now = this.deps.clock.now()
     const id = randomUUID()
     const state = initialState(def, variables)
-    this.d.repos.sessions.insert({
+    this.deps.repos.sessions.insert({
       id,
       organization_id: p.organizationId,
       environment_id: p.environmentId,
@@ -84,12 +84,12 @@ export class SessionService {
       started_by_key: p.apiKeyId,
       started_at: now,
     })
-    const row = this.d.repos.sessions.get(scope(p), id)!
+    const row = this.deps.repos.sessions.get(scope(p), id)!
     return this.locks.run(id, async () => {
       try {
         return await this.advance(p, row, null)
       } catch (err) {
-        this.d.repos.sessions.discard(scope(p), id)
+        this.deps.repos.sessions.discard(scope(p), id)
         throw err
       }
     })
@@ -107,15 +107,15 @@ export class SessionService {
    */
   control(p: Principal, sessionId: string, m: CallControl): Promise<number> {
     return this.locks.run(sessionId, () => {
-      const row = this.d.repos.sessions.get(scope(p), sessionId)
+      const row = this.deps.repos.sessions.get(scope(p), sessionId)
       if (!row) throw new ApiError('not_found')
       if (row.status !== 'active') return 0
-      const now = this.d.clock.now()
+      const now = this.deps.clock.now()
       const base = { session_uuid: row.id, workflow_uuid: row.workflow_id }
       if (m.action === 'say') {
         const state = JSON.parse(row.state) as RuntimeState
         state.history.push({ role: 'assistant', text: m.text })
-        this.d.repos.sessions.saveTurn(
+        this.deps.repos.sessions.saveTurn(
           row.id,
           {
             state: JSON.stringify(state),
@@ -149,8 +149,8 @@ export class SessionService {
     return voiceTurn({
       body,
       sessionId,
-      logger: this.d.logger,
-      timeoutMs: this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS,
+      logger: this.deps.logger,
+      timeoutMs: this.deps.turnTimeoutMs ?? TURN_TIMEOUT_MS,
       voiceFor: (config) => this.voiceProviders(p.organizationId, config),
       callerTurn: (hear) => this.callerTurn(p, workflowId, sessionId, hear),
     })
@@ -159,7 +159,7 @@ export class SessionService {
   /** Start plus at most one caller turn, recorded as a session of channel "run" and completed. */
   async run(p: Principal, workflowId: string, input: Which & { variables: Record<string, unknown>; input?: string }) {
     const opening = await this.start(p, workflowId, input, 'run')
-    const row = this.d.repos.sessions.get(scope(p), opening.session_id)!
+    const row = this.deps.repos.sessions.get(scope(p), opening.session_id)!
     const reply =
       input.input !== undefined && !opening.ended
         ? await this.locks.run(row.id, async () => {
@@ -167,15 +167,15 @@ export class SessionService {
               return await this.advance(p, row, input.input!)
             } catch (err) {
               // The run was announced and is over: recorded failed, never left waiting for a message.
-              this.close(p, this.d.repos.sessions.get(scope(p), row.id)!, 'failed', 'error', err instanceof ApiError ? err.code : 'internal_error')
+              this.close(p, this.deps.repos.sessions.get(scope(p), row.id)!, 'failed', 'error', err instanceof ApiError ? err.code : 'internal_error')
               throw err
             }
           })
         : null
     const last = reply ?? opening
     const messages = [...opening.messages, ...(reply?.messages ?? [])]
-    if (!last.ended) this.close(p, this.d.repos.sessions.get(scope(p), row.id)!, 'completed', 'run_completed')
-    const final = this.d.repos.sessions.get(scope(p), row.id)!
+    if (!last.ended) this.close(p, this.deps.repos.sessions.get(scope(p), row.id)!, 'completed', 'run_completed')
+    const final = this.deps.repos.sessions.get(scope(p), row.id)!
     return {
       ...last,
       status: final.status,
@@ -197,7 +197,7 @@ export class SessionService {
     s: { organizationId: string; environmentId: string },
     workflowId: string,
   ): { workflow: WorkflowRow; definition: string; config: string; version: number } {
-    const wf = this.d.repos.workflows.get(s, workflowId)
+    const wf = this.deps.repos.workflows.get(s, workflowId)
     if (!wf) throw new ApiError('not_found')
     const { definition, config, version } = this.pick(wf, { use_draft: false })
     return { workflow: wf, definition, config, version: version! }
@@ -205,12 +205,12 @@ export class SessionService {
 
   /** The runtime's io for a session of the scope: what text turns get too (agent-providers.ts). */
   runtimeIO(s: { organizationId: string; environmentId: string }) {
-    return agentRuntimeIO(this.d, s)
+    return agentRuntimeIO(this.deps, s)
   }
 
   /** STT and TTS for an agent config, as voice turns get them; throws ApiError provider_not_configured. */
   voiceProviders(organizationId: string, config: AgentConfig): VoiceProviders {
-    return agentVoice(this.d, organizationId, config)
+    return agentVoice(this.deps, organizationId, config)
   }
 
   detail(p: Principal, workflowId: string, sessionId: string) {
@@ -218,12 +218,12 @@ export class SessionService {
   }
 
   events(p: Principal, workflowId: string, sessionId: string, at: { limit: number; offset: number }) {
-    const page = this.d.repos.sessions.eventsPage(this.session(p, workflowId, sessionId).id, at)
+    const page = this.deps.repos.sessions.eventsPage(this.session(p, workflowId, sessionId).id, at)
     return { items: page.items.map(sessionEvent), total: page.total }
   }
 
   list(p: Principal, q: { workflow_uuid?: string; status?: SessionRow['status']; channel?: SessionRow['channel']; limit: number; offset: number }) {
-    const page = this.d.repos.sessions.page(scope(p), {
+    const page = this.deps.repos.sessions.page(scope(p), {
       workflowId: q.workflow_uuid ?? null,
       status: q.status ?? null,
       channel: q.channel ?? null,
@@ -257,8 +257,8 @@ export class SessionService {
       session_id: row.id,
       channel: row.channel === 'run' ? 'chat' : row.channel,
     })
-    const started = this.d.clock.now()
-    const signal = AbortSignal.timeout(this.d.turnTimeoutMs ?? TURN_TIMEOUT_MS)
+    const started = this.deps.clock.now()
+    const signal = AbortSignal.timeout(this.deps.turnTimeoutMs ?? TURN_TIMEOUT_MS)
     const seen: RuntimeEvent[] = []
     try {
       for await (const e of text === null ? runtime.start(signal) : runtime.turn(text, signal)) seen.push(e)
@@ -271,7 +271,7 @@ export class SessionService {
     if (missing) throw new ApiError('provider_not_configured')
 
     const state = runtime.state
-    const now = this.d.clock.now()
+    const now = this.deps.clock.now()
     const says = seen.flatMap((e) => (e.type === 'say' ? [e.text] : []))
     const usage = seen.reduce((u, e) => (e.type === 'usage' ? { p: u.p + e.prompt_tokens, c: u.c + e.completion_tokens } : u), { p: 0, c: 0 })
     const failed = state.ended && state.disposition === 'error'
@@ -282,7 +282,7 @@ export class SessionService {
       { kind: 'turn', data: { turn: row.turn_count + 1, duration_ms: now - started } },
     ]
     const errorCode = seen.find((e): e is Extract<RuntimeEvent, { type: 'error' }> => e.type === 'error')?.code ?? null
-    this.d.repos.sessions.saveTurn(
+    this.deps.repos.sessions.saveTurn(
       row.id,
       {
         state: JSON.stringify(state),
@@ -311,7 +311,7 @@ export class SessionService {
     for (const e of seen)
       if (e.type === 'tool_call')
         this.publish(p, 'function.called', { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input }, now)
-    if (state.ended) this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
+    if (state.ended) this.report(p, this.deps.repos.sessions.get(scope(p), row.id)!)
     return {
       session_id: row.id,
       status: state.ended ? (failed ? 'failed' : 'completed') : 'active',
@@ -332,52 +332,52 @@ export class SessionService {
     errorCode = row.error_code,
     before: { kind: string; data: unknown }[] = [],
   ): void {
-    const now = this.d.clock.now()
+    const now = this.deps.clock.now()
     const state = JSON.parse(row.state) as RuntimeState
     state.ended = true
     state.nodeId = null
     state.disposition = disposition
-    this.d.repos.sessions.saveTurn(
+    this.deps.repos.sessions.saveTurn(
       row.id,
       { state: JSON.stringify(state), status, disposition, turns: 0, prompt_tokens: 0, completion_tokens: 0, error_code: errorCode, ended_at: now },
       [...before, { kind: 'end', data: { disposition } }],
       now,
     )
-    this.report(p, this.d.repos.sessions.get(scope(p), row.id)!)
+    this.report(p, this.deps.repos.sessions.get(scope(p), row.id)!)
   }
 
   /** session.completed: the end-of-session report (no recording address, as the spec says). */
   private report(p: Principal, row: SessionRow): void {
     const state = JSON.parse(row.state) as RuntimeState
-    const turns = this.d.repos.sessions
+    const turns = this.deps.repos.sessions
       .events(row.id)
       .filter((e) => e.kind === 'turn')
       .map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
-    this.publish(p, 'session.completed', completionReport(row, state.history, state.variables, turns), this.d.clock.now())
+    this.publish(p, 'session.completed', completionReport(row, state.history, state.variables, turns), this.deps.clock.now())
   }
 
   private publish(p: Principal, type: string, data: Record<string, unknown>, now: number): void {
-    this.d.bus.publish({ type, organizationId: p.organizationId, environmentId: p.environmentId, occurredAt: now, data })
+    this.deps.bus.publish({ type, organizationId: p.organizationId, environmentId: p.environmentId, occurredAt: now, data })
   }
 
   private pick(wf: WorkflowRow, which: Which): { definition: string; config: string; version: number | null } {
     if (which.use_draft) return { definition: wf.draft_definition, config: wf.draft_config, version: null }
     const number = which.version ?? wf.latest_version
     if (number === null) throw new ApiError('no_published_version')
-    const v = this.d.repos.workflows.version(wf.id, number)
+    const v = this.deps.repos.workflows.version(wf.id, number)
     if (!v) throw new ApiError('unknown_version')
     return { definition: v.definition, config: v.config, version: number }
   }
 
   private workflow(p: Principal, id: string): WorkflowRow {
-    const wf = this.d.repos.workflows.get(scope(p), id)
+    const wf = this.deps.repos.workflows.get(scope(p), id)
     if (!wf) throw new ApiError('not_found')
     return wf
   }
 
   /** A session of the scope; with a workflowId, only one of that workflow. */
   private session(p: Principal, workflowId: string | null, sessionId: string): SessionRow {
-    const row = this.d.repos.sessions.get(scope(p), sessionId)
+    const row = this.deps.repos.sessions.get(scope(p), sessionId)
     if (!row || (workflowId !== null && row.workflow_id !== workflowId)) throw new ApiError('not_found')
     return row
   }

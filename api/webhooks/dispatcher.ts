@@ -67,15 +67,15 @@ export class WebhookDispatcher {
   private outcomes: { delivery: WebhookDeliveryRow; result: AttemptResult; now: number; resolve(): void }[] = []
   private readonly endpoints = new Map<number, Prepared>()
 
-  constructor(private readonly d: DispatcherDeps) {}
+  constructor(private readonly deps: DispatcherDeps) {}
 
   /** Puts back what a stop interrupted, then sends everything pending. */
   start(): void {
     this.prune()
     this.pruneTimer = setInterval(() => this.prune(), 3_600_000).unref()
-    const resumed = this.d.repos.webhooks.resumeInterrupted(this.d.clock.now())
-    if (resumed) this.d.logger.warn({ deliveries: resumed }, 'webhook attempts interrupted by the last stop are sent again')
-    for (const id of this.d.repos.webhooks.endpointsWithPending()) this.notify(id)
+    const resumed = this.deps.repos.webhooks.resumeInterrupted(this.deps.clock.now())
+    if (resumed) this.deps.logger.warn({ deliveries: resumed }, 'webhook attempts interrupted by the last stop are sent again')
+    for (const id of this.deps.repos.webhooks.endpointsWithPending()) this.notify(id)
   }
 
   /** New pending rows for an endpoint; `rescan` when older ids came back (a redelivery). */
@@ -114,13 +114,13 @@ export class WebhookDispatcher {
       for (const c of this.inFlight.values()) c.abort()
     }
     this.flush()
-    this.d.repos.webhooks.resumeInterrupted(this.d.clock.now())
+    this.deps.repos.webhooks.resumeInterrupted(this.deps.clock.now())
     this.stopped = true
   }
 
   /** Deletes finished deliveries past the retention period; returns how many. */
   prune(): number {
-    return this.d.repos.webhooks.prune(this.d.clock.now() - this.d.options.retentionDays * 86_400_000)
+    return this.deps.repos.webhooks.prune(this.deps.clock.now() - this.deps.options.retentionDays * 86_400_000)
   }
 
   private isIdle(): boolean {
@@ -140,7 +140,7 @@ export class WebhookDispatcher {
   /** Starts as many attempts as the caps allow, claiming them all in one transaction. */
   private pump(): void {
     const batch: { id: number; q: EndpointQueue }[] = []
-    while (!this.closed && this.running < this.d.options.maxInFlight) {
+    while (!this.closed && this.running < this.deps.options.maxInFlight) {
       const next = this.nextDelivery()
       if (next === undefined) break
       this.running++
@@ -148,8 +148,8 @@ export class WebhookDispatcher {
       batch.push(next)
     }
     if (batch.length) {
-      const now = this.d.clock.now()
-      const claimed = this.d.repos.webhooks.claimMany(
+      const now = this.deps.clock.now()
+      const claimed = this.deps.repos.webhooks.claimMany(
         batch.map((b) => b.id),
         Math.floor(now / 1000),
         now,
@@ -171,9 +171,9 @@ export class WebhookDispatcher {
       const endpointId = this.turn.shift()!
       this.turn.push(endpointId)
       const q = this.queues.get(endpointId)!
-      if (q.running >= this.d.options.maxPerEndpoint) continue
+      if (q.running >= this.deps.options.maxPerEndpoint) continue
       if (!q.ids.length && q.more) {
-        q.ids = this.d.repos.webhooks.pendingIds(endpointId, q.cursor, PAGE)
+        q.ids = this.deps.repos.webhooks.pendingIds(endpointId, q.cursor, PAGE)
         q.more = q.ids.length === PAGE
         if (q.ids.length) q.cursor = q.ids.at(-1)!
       }
@@ -189,7 +189,7 @@ export class WebhookDispatcher {
 
   private async attempt(delivery: WebhookDeliveryRow | undefined, signedAt: number): Promise<void> {
     if (!delivery) return // no longer pending: deleted with its endpoint, or taken already
-    const endpoint = this.d.repos.webhooks.endpointById(delivery.endpoint_id)
+    const endpoint = this.deps.repos.webhooks.endpointById(delivery.endpoint_id)
     let result: AttemptResult
     if (!endpoint) result = failed(null, 'The endpoint was deleted.', 0)
     else {
@@ -197,7 +197,7 @@ export class WebhookDispatcher {
         result = await this.send(endpoint, delivery, signedAt)
       } catch (err) {
         // A secret that no longer decrypts (changed encryption key) fails the attempt, visibly.
-        this.d.logger.error({ err, delivery_id: delivery.id }, 'webhook attempt could not be made')
+        this.deps.logger.error({ err, delivery_id: delivery.id }, 'webhook attempt could not be made')
         result = failed(null, `The attempt could not be made: ${(err as Error).message}`, 0)
       }
     }
@@ -211,7 +211,7 @@ export class WebhookDispatcher {
    */
   private record(delivery: WebhookDeliveryRow, result: AttemptResult): Promise<void> {
     return new Promise((resolve) => {
-      this.outcomes.push({ delivery, result, now: this.d.clock.now(), resolve })
+      this.outcomes.push({ delivery, result, now: this.deps.clock.now(), resolve })
       if (this.outcomes.length === 1) setImmediate(() => this.flush())
     })
   }
@@ -219,7 +219,7 @@ export class WebhookDispatcher {
   private flush(): void {
     const items = this.outcomes.splice(0)
     if (!items.length || this.stopped) return
-    this.d.repos.webhooks.finishMany(items)
+    this.deps.repos.webhooks.finishMany(items)
     for (const item of items) item.resolve()
   }
 
@@ -231,7 +231,7 @@ export class WebhookDispatcher {
   private prepared(endpoint: WebhookEndpointRow): Prepared {
     const cached = this.endpoints.get(endpoint.id)
     if (cached && sameVersion(cached.row, endpoint)) return cached
-    const { sealer } = this.d
+    const { sealer } = this.deps
     const prepared: Prepared = {
       row: endpoint,
       headers: JSON.parse(endpoint.headers) as Record<string, string>,
@@ -246,7 +246,7 @@ export class WebhookDispatcher {
 
   private async send(endpoint: WebhookEndpointRow, delivery: WebhookDeliveryRow, signedAt: number): Promise<AttemptResult> {
     const p = this.prepared(endpoint)
-    const secrets = p.previous !== null && p.previousExpiresAt !== null && p.previousExpiresAt > this.d.clock.now() ? [p.secret, p.previous] : [p.secret]
+    const secrets = p.previous !== null && p.previousExpiresAt !== null && p.previousExpiresAt > this.deps.clock.now() ? [p.secret, p.previous] : [p.secret]
     const headers: Record<string, string> = {
       ...p.headers,
       'content-type': 'application/json',
@@ -263,7 +263,7 @@ export class WebhookDispatcher {
     try {
       const res = await outboundRequest(
         { method: 'POST', url: endpoint.url, headers, body: delivery.body },
-        { ...this.d.guard, timeoutMs: endpoint.timeout_seconds * 1000, maxResponseBytes: RESPONSE_EXCERPT_BYTES, signal: controller.signal },
+        { ...this.deps.guard, timeoutMs: endpoint.timeout_seconds * 1000, maxResponseBytes: RESPONSE_EXCERPT_BYTES, signal: controller.signal },
       )
       return outcome(res, took())
     } catch (err) {

@@ -40,19 +40,19 @@ interface Plain {
 }
 
 export class WebhookService {
-  constructor(private readonly d: WebhookServiceDeps) {}
+  constructor(private readonly deps: WebhookServiceDeps) {}
 
   catalog() {
     return EVENT_TYPES.map((e) => ({ type: e.type, description: e.description, example: e.example }))
   }
 
   list(p: Principal): EndpointResponseT[] {
-    return this.d.repos.webhooks.endpoints(scope(p)).map((row) => endpointResponse(row, this.d.clock.now()))
+    return this.deps.repos.webhooks.endpoints(scope(p)).map((row) => endpointResponse(row, this.deps.clock.now()))
   }
 
   async create(p: Principal, body: EndpointCreateT): Promise<EndpointCreatedResponseT> {
     await this.checkUrl(body.url)
-    const { repos, clock, sealer } = this.d
+    const { repos, clock, sealer } = this.deps
     const secret = newSigningSecret()
     const now = clock.now()
     const row = repos.transaction(() => {
@@ -88,7 +88,7 @@ export class WebhookService {
   async update(p: Principal, id: number, body: EndpointUpdateT): Promise<EndpointResponseT> {
     const row = this.endpointRow(p, id)
     if (body.url !== undefined) await this.checkUrl(body.url)
-    const changes: Partial<WebhookEndpointRow> = { updated_at: this.d.clock.now() }
+    const changes: Partial<WebhookEndpointRow> = { updated_at: this.deps.clock.now() }
     if (body.url !== undefined) changes.url = body.url
     if (body.description !== undefined) changes.description = body.description
     if (body.events !== undefined) changes.events = JSON.stringify(body.events)
@@ -96,21 +96,21 @@ export class WebhookService {
     if (body.headers !== undefined) changes.headers = JSON.stringify(lowerCased(body.headers))
     if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0
     if (body.auth_header !== undefined) Object.assign(changes, this.sealAll(row, { ...this.plain(row), authHeader: body.auth_header }))
-    const updated = this.d.repos.webhooks.updateEndpoint(scope(p), id, changes)
+    const updated = this.deps.repos.webhooks.updateEndpoint(scope(p), id, changes)
     if (!updated) throw new ApiError('not_found')
     // Pending deliveries of a re-enabled endpoint go out now.
-    if (updated.enabled) this.d.dispatcher.notify(updated.id, true)
-    return endpointResponse(updated, this.d.clock.now())
+    if (updated.enabled) this.deps.dispatcher.notify(updated.id, true)
+    return endpointResponse(updated, this.deps.clock.now())
   }
 
   remove(p: Principal, id: number): void {
-    if (!this.d.repos.webhooks.deleteEndpoint(scope(p), id)) throw new ApiError('not_found')
+    if (!this.deps.repos.webhooks.deleteEndpoint(scope(p), id)) throw new ApiError('not_found')
   }
 
   /** A new signing secret; the old one keeps signing too for `overlapSeconds`. */
   rotate(p: Principal, id: number, overlapSeconds: number): EndpointCreatedResponseT {
     const row = this.endpointRow(p, id)
-    const now = this.d.clock.now()
+    const now = this.deps.clock.now()
     const secret = newSigningSecret()
     const current = this.plain(row).secret
     const overlap = overlapSeconds > 0
@@ -119,12 +119,12 @@ export class WebhookService {
       previous_secret_expires_at: overlap ? now + overlapSeconds * 1000 : null,
       updated_at: now,
     }
-    const updated = this.d.repos.webhooks.updateEndpoint(scope(p), id, changes)!
+    const updated = this.deps.repos.webhooks.updateEndpoint(scope(p), id, changes)!
     return { ...endpointResponse(updated, now), secret }
   }
 
   deliveries(p: Principal, q: DeliveryQueryT) {
-    const { rows, total } = this.d.repos.webhooks.deliveries({
+    const { rows, total } = this.deps.repos.webhooks.deliveries({
       ...scope(p),
       eventType: q.event_type,
       status: q.status,
@@ -137,7 +137,7 @@ export class WebhookService {
 
   delivery(p: Principal, id: number): DeliveryDetailT {
     const row = this.deliveryRow(p, id)
-    const attempts = this.d.repos.webhooks.attempts(row.id)
+    const attempts = this.deps.repos.webhooks.attempts(row.id)
     return { ...deliveryResponse(row, attempts.at(-1) ?? null), body: row.body, attempts: attempts.map(attemptResponse) }
   }
 
@@ -147,13 +147,13 @@ export class WebhookService {
    */
   redeliver(p: Principal, id: number): DeliveryResponseT {
     const row = this.deliveryRow(p, id)
-    const endpoint = this.d.repos.webhooks.endpoint(scope(p), row.endpoint_id)
+    const endpoint = this.deps.repos.webhooks.endpoint(scope(p), row.endpoint_id)
     if (!endpoint) throw new ApiError('not_found')
     if (!endpoint.enabled) throw new ApiError('endpoint_disabled')
-    if (!this.d.repos.webhooks.requeue(row.id, this.d.clock.now())) throw new ApiError('delivery_in_progress')
-    this.d.dispatcher.notify(row.endpoint_id, true)
-    const requeued = this.d.repos.webhooks.deliveryById(row.id)!
-    return deliveryResponse(requeued, this.d.repos.webhooks.lastAttempt(row.id) ?? null)
+    if (!this.deps.repos.webhooks.requeue(row.id, this.deps.clock.now())) throw new ApiError('delivery_in_progress')
+    this.deps.dispatcher.notify(row.endpoint_id, true)
+    const requeued = this.deps.repos.webhooks.deliveryById(row.id)!
+    return deliveryResponse(requeued, this.deps.repos.webhooks.lastAttempt(row.id) ?? null)
   }
 
   /**
@@ -165,18 +165,18 @@ export class WebhookService {
     const refuse = (type: string, msg: string) => new ValidationError([{ type, loc: ['body', 'url'], msg, input: url }])
     let checked
     try {
-      checked = await assertPublicUrl(url, this.d.guard)
+      checked = await assertPublicUrl(url, this.deps.guard)
     } catch (err) {
       if (err instanceof DestinationRefusedError) throw refuse('destination_refused', err.message)
       throw err
     }
-    if (checked.url.protocol === 'http:' && !checked.addresses.every((a) => this.d.guard.allow?.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4'))) {
+    if (checked.url.protocol === 'http:' && !checked.addresses.every((a) => this.deps.guard.allow?.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4'))) {
       throw refuse('insecure_url', 'Use https: plain http is accepted only to addresses the operator allows (OZAN_ALLOW_PRIVATE_CIDRS).')
     }
   }
 
   private plain(row: WebhookEndpointRow): Plain {
-    const { sealer } = this.d
+    const { sealer } = this.deps
     return {
       secret: sealer.open(row, 'secret', row.secret_sealed),
       previousSecret: row.previous_secret_sealed ? sealer.open(row, 'previous_secret', row.previous_secret_sealed) : null,
@@ -186,7 +186,7 @@ export class WebhookService {
 
   /** Every sealed column at once, under the current key, so a row never mixes keys. */
   private sealAll(row: WebhookEndpointRow, v: Plain): Partial<WebhookEndpointRow> {
-    const { sealer } = this.d
+    const { sealer } = this.deps
     return {
       key_id: sealer.keyId,
       secret_sealed: sealer.seal(row.organization_id, row.id, 'secret', v.secret),
@@ -196,13 +196,13 @@ export class WebhookService {
   }
 
   private endpointRow(p: Principal, id: number): WebhookEndpointRow {
-    const row = this.d.repos.webhooks.endpoint(scope(p), id)
+    const row = this.deps.repos.webhooks.endpoint(scope(p), id)
     if (!row) throw new ApiError('not_found')
     return row
   }
 
   private deliveryRow(p: Principal, id: number): WebhookDeliveryRow {
-    const row = this.d.repos.webhooks.delivery(scope(p), id)
+    const row = this.deps.repos.webhooks.delivery(scope(p), id)
     if (!row) throw new ApiError('not_found')
     return row
   }

@@ -32,16 +32,16 @@ export async function setup(t: Test): Promise<Scene> {
 
 /**
  * Gives the app's session service an LLM. startTestApp has no option for it and test/helpers/app.ts
- * is shared, so this sets the service's dependency field `d.llmFor` directly (undefined: none).
+ * is shared, so this sets the service's dependency field `deps.llmFor` directly (undefined: none).
  */
 export function useLlm(a: TestApp, llm: LlmClient | undefined): void {
-  const deps = (a.services.sessions as unknown as { d: { llmFor?: (organizationId: string) => LlmClient | undefined } }).d
+  const deps = (a.services.sessions as unknown as { deps: { llmFor?: (organizationId: string) => LlmClient | undefined } }).deps
   deps.llmFor = () => llm
 }
 
 /** Shortens the session service's turn deadline (SessionDeps.turnTimeoutMs), the same way useLlm wires an LLM. */
 export function useTurnTimeout(a: TestApp, ms: number): void {
-  const deps = (a.services.sessions as unknown as { d: { turnTimeoutMs?: number } }).d
+  const deps = (a.services.sessions as unknown as { deps: { turnTimeoutMs?: number } }).deps
   deps.turnTimeoutMs = ms
 }
 
