@@ -68,9 +68,9 @@ export class SessionCallRecorder implements CallRecorder {
   readonly done: Promise<void>
   private resolveDone!: () => void
 
-  constructor(private readonly o: SessionCallRecorderOptions) {
-    this.sessionId = o.callId
-    this.finalState = () => o.initial
+  constructor(private readonly options: SessionCallRecorderOptions) {
+    this.sessionId = options.callId
+    this.finalState = () => options.initial
     this.done = new Promise((r) => (this.resolveDone = r))
   }
 
@@ -84,7 +84,7 @@ export class SessionCallRecorder implements CallRecorder {
    * pending call is pending no more (it expired a moment ago): nothing is announced or written later.
    */
   open(): boolean {
-    const o = this.o
+    const o = this.options
     const now = o.clock.now()
     if (o.pending) {
       if (!o.repos.sessions.activate({ organizationId: o.organizationId, environmentId: o.environmentId }, this.sessionId, now)) {
@@ -124,7 +124,7 @@ export class SessionCallRecorder implements CallRecorder {
       // Announced when it happens (a receiver may act on it during the call), but off the audio
       // path: publishing writes the webhook outbox.
       const { call_id, integration, action, input } = data
-      setImmediate(() => this.publish('function.called', { ...this.base(), call_id, integration, action, input }, this.o.clock.now()))
+      setImmediate(() => this.publish('function.called', { ...this.base(), call_id, integration, action, input }, this.options.clock.now()))
     }
     if (SKIPPED.has(kind)) return
     if (this.events >= MAX_EVENTS) {
@@ -132,7 +132,7 @@ export class SessionCallRecorder implements CallRecorder {
       return
     }
     this.events++
-    const at = this.o.clock.now()
+    const at = this.options.clock.now()
     this.buffered.push({ kind, data: { ...data, at_ms: at }, at })
   }
 
@@ -141,14 +141,18 @@ export class SessionCallRecorder implements CallRecorder {
     this.buffered.push({
       kind: role === 'agent' ? 'agent_message' : 'user_message',
       data: { text, turn_id: o.turnId, interrupted: o.interrupted },
-      at: this.o.clock.now(),
+      at: this.options.clock.now(),
     })
   }
 
   metrics(turn: TurnMetricsRecord): void {
     const t = { ...turn, turn: this.turns.length + 1 }
     this.turns.push(t)
-    this.buffered.push({ kind: 'turn', data: { turn: t.turn, duration_ms: turn.voiceToVoiceMs ?? turn.engineMs ?? 0, ...snake(turn) }, at: this.o.clock.now() })
+    this.buffered.push({
+      kind: 'turn',
+      data: { turn: t.turn, duration_ms: turn.voiceToVoiceMs ?? turn.engineMs ?? 0, ...snake(turn) },
+      at: this.options.clock.now(),
+    })
   }
 
   private schedule(): void {
@@ -167,14 +171,14 @@ export class SessionCallRecorder implements CallRecorder {
    */
   private flush(): void {
     if (this.endReason !== null) return
-    const now = this.o.clock.now()
+    const now = this.options.clock.now()
     const batch = this.buffered.splice(0)
     try {
-      this.o.repos.sessions.appendEvents(this.sessionId, batch, now)
+      this.options.repos.sessions.appendEvents(this.sessionId, batch, now)
     } catch (err) {
       // Kept for the next batch or the final write; the call goes on either way.
       this.buffered.unshift(...batch)
-      this.o.logger.warn({ err, session_id: this.sessionId }, 'web call: a batch of events could not be written yet')
+      this.options.logger.warn({ err, session_id: this.sessionId }, 'web call: a batch of events could not be written yet')
       return this.schedule()
     }
     this.announceLines(now)
@@ -196,7 +200,7 @@ export class SessionCallRecorder implements CallRecorder {
       try {
         this.write(reason)
       } catch (err) {
-        this.o.logger.error({ err, session_id: this.sessionId }, 'web call: the session could not be recorded')
+        this.options.logger.error({ err, session_id: this.sessionId }, 'web call: the session could not be recorded')
       } finally {
         this.resolveDone()
       }
@@ -204,7 +208,7 @@ export class SessionCallRecorder implements CallRecorder {
   }
 
   private write(reason: CallEndReason): void {
-    const o = this.o
+    const o = this.options
     const now = o.clock.now()
     const state = structuredClone(this.finalState())
     const disposition = reason === 'agent_ended' && state.disposition ? state.disposition : reason
@@ -240,11 +244,11 @@ export class SessionCallRecorder implements CallRecorder {
   }
 
   private base() {
-    return { session_uuid: this.sessionId, workflow_uuid: this.o.workflowId }
+    return { session_uuid: this.sessionId, workflow_uuid: this.options.workflowId }
   }
 
   private publish(type: string, data: Record<string, unknown>, now: number): void {
-    this.o.bus.publish({ type, organizationId: this.o.organizationId, environmentId: this.o.environmentId, occurredAt: now, data })
+    this.options.bus.publish({ type, organizationId: this.options.organizationId, environmentId: this.options.environmentId, occurredAt: now, data })
   }
 }
 

@@ -20,15 +20,15 @@ export interface LoopTurnsOptions {
 export const DEFAULT_LOOP_TURNS: LoopTurnsOptions = { maxWaiting: 512 }
 
 export class LoopTurns {
-  private readonly o: LoopTurnsOptions
+  private readonly options: LoopTurnsOptions
   /** First come, first served. */
   private readonly waiting: (() => void)[] = []
   private scheduled = false
   private shared: () => boolean = () => false
 
   constructor(options: Partial<LoopTurnsOptions> = {}) {
-    this.o = { ...DEFAULT_LOOP_TURNS, ...options }
-    if (!Number.isInteger(this.o.maxWaiting) || this.o.maxWaiting < 1) throw new RangeError('LoopTurns: maxWaiting must be a whole number ≥ 1')
+    this.options = { ...DEFAULT_LOOP_TURNS, ...options }
+    if (!Number.isInteger(this.options.maxWaiting) || this.options.maxWaiting < 1) throw new RangeError('LoopTurns: maxWaiting must be a whole number ≥ 1')
   }
 
   /** Turns are taken while `busy()` says the loop is shared with work that must not wait (live calls). */
@@ -40,7 +40,7 @@ export class LoopTurns {
   take(): Promise<void> | undefined {
     // Once anyone waits, later requests queue behind them even if the calls just ended: order kept.
     if (this.waiting.length === 0 && !this.shared()) return undefined
-    if (this.waiting.length >= this.o.maxWaiting) {
+    if (this.waiting.length >= this.options.maxWaiting) {
       throw new ApiError('service_unavailable', 'The server is busy with live calls; try again shortly.', { 'Retry-After': '1' })
     }
     const turn = new Promise<void>((resolve) => this.waiting.push(resolve))

@@ -66,10 +66,10 @@ export class OpenAiEmbedder implements Embedder {
   private readonly client: OpenAI
   private readonly host: string
 
-  constructor(private readonly o: OpenAiEmbedderOptions) {
-    this.model = o.model
-    this.host = new URL(o.baseURL).host
-    this.client = openAiClient(o)
+  constructor(private readonly options: OpenAiEmbedderOptions) {
+    this.model = options.model
+    this.host = new URL(options.baseURL).host
+    this.client = openAiClient(options)
   }
 
   async embed(texts: readonly string[], purpose: 'query' | 'index', signal?: AbortSignal): Promise<Float32Array[]> {
@@ -98,11 +98,11 @@ export class OpenAiEmbedder implements Embedder {
     const timer = setTimeout(() => {
       timedOut = true
       ac.abort()
-    }, this.o.timeoutMs)
+    }, this.options.timeoutMs)
     let res: OpenAI.Embeddings.CreateEmbeddingResponse
     try {
       res = await this.client.embeddings.create(
-        { model: this.o.model, input: [...texts], ...(this.o.dimensions ? { dimensions: this.o.dimensions } : {}) },
+        { model: this.options.model, input: [...texts], ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}) },
         { signal: ac.signal },
       )
     } catch (err) {
@@ -119,8 +119,8 @@ export class OpenAiEmbedder implements Embedder {
       if (v && Number.isInteger(d.index) && d.index >= 0 && d.index < texts.length) out[d.index] = v
     }
     const dims = out[0]?.length
-    if (out.some((v) => !v || v.length !== dims) || (this.o.dimensions && dims !== this.o.dimensions)) {
-      const size = this.o.dimensions ? ` ${this.o.dimensions}-dimensional` : ''
+    if (out.some((v) => !v || v.length !== dims) || (this.options.dimensions && dims !== this.options.dimensions)) {
+      const size = this.options.dimensions ? ` ${this.options.dimensions}-dimensional` : ''
       throw new EmbeddingError(`The embeddings provider at ${this.host} did not answer one non-zero${size} vector per input`, false)
     }
     return out as Float32Array[]
@@ -133,7 +133,7 @@ export class OpenAiEmbedder implements Embedder {
     // Not retried: the destination stays refused, and the key must not be offered to it again.
     if (refusal) return new EmbeddingError(`${at} is refused by the outbound guard: ${refusal.message}`, true)
     // A timeout is not repeated at once: the caller already waited that long.
-    if (err instanceof APIConnectionTimeoutError) return new EmbeddingError(`${at} sent no response within ${this.o.timeoutMs} ms`, true)
+    if (err instanceof APIConnectionTimeoutError) return new EmbeddingError(`${at} sent no response within ${this.options.timeoutMs} ms`, true)
     if (err instanceof APIConnectionError) {
       const code = (err.cause as { code?: unknown } | undefined)?.code
       return new EmbeddingError(`${at} could not be reached${typeof code === 'string' ? ` (${code})` : ''}`, true, true)
@@ -146,10 +146,10 @@ export class OpenAiEmbedder implements Embedder {
       if (s === 429 && err.code === 'insufficient_quota') return new EmbeddingError(`${at} refused: quota exhausted (HTTP 429)`, true)
       if (s === 408 || s === 409 || s === 429 || s >= 500) return new EmbeddingError(`${at} failed (HTTP ${s})`, true, true, retryAfter(err.headers))
       const detail = (err.error as { message?: unknown } | undefined)?.message
-      const why = typeof detail === 'string' ? `: ${detail.split(this.o.apiKey).join('[redacted]').slice(0, 300)}` : ''
+      const why = typeof detail === 'string' ? `: ${detail.split(this.options.apiKey).join('[redacted]').slice(0, 300)}` : ''
       // No such model or endpoint there: the configuration is wrong, not the input.
-      if (s === 404) return new EmbeddingError(`${at} does not serve model ${this.o.model} (HTTP 404)${why}`, true)
-      return new EmbeddingError(`${at} refused the request (HTTP ${s}, model ${this.o.model})${why}`, false)
+      if (s === 404) return new EmbeddingError(`${at} does not serve model ${this.options.model} (HTTP 404)${why}`, true)
+      return new EmbeddingError(`${at} refused the request (HTTP ${s}, model ${this.options.model})${why}`, false)
     }
     return new EmbeddingError(`${at} broke off the response`, true, true)
   }

@@ -70,18 +70,18 @@ interface Slot {
 }
 
 export class ParserPool {
-  private readonly o: Required<ParserPoolOptions>
+  private readonly options: Required<ParserPoolOptions>
   private readonly slots = new Set<Slot>()
   private readonly queue: Job[] = []
 
   constructor(options: ParserPoolOptions = {}) {
-    this.o = { ...DEFAULTS, ...options }
+    this.options = { ...DEFAULTS, ...options }
   }
 
   /** Normalized text of the file; rejects with ParseRefused (422), ApiError 503 (queue full) or Error (a bug). */
   parse(kind: WorkerKind, data: Uint8Array): Promise<string> {
-    const free = this.slots.size < this.o.size || [...this.slots].some((s) => !s.job)
-    if (!free && this.queue.length >= this.o.maxQueue) {
+    const free = this.slots.size < this.options.size || [...this.slots].some((s) => !s.job)
+    if (!free && this.queue.length >= this.options.maxQueue) {
       return Promise.reject(new ApiError('service_unavailable', 'Too many documents are being read; try again shortly.', { 'Retry-After': '5' }))
     }
     return new Promise((resolve, reject) => {
@@ -110,7 +110,7 @@ export class ParserPool {
     while (this.queue.length > 0) {
       let slot = [...this.slots].find((s) => !s.job)
       if (!slot) {
-        if (this.slots.size >= this.o.size) return
+        if (this.slots.size >= this.options.size) return
         slot = this.spawn()
       }
       this.run(slot, this.queue.shift()!)
@@ -122,10 +122,13 @@ export class ParserPool {
       // The boot file loads TypeScript itself; the parent's loader flags (tsx's, tap's) do not take
       // in a Node 20 worker and would only slow its start.
       execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: this.o.memoryMb },
+      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb },
     })
     const slot: Slot = { worker, ready: false }
-    slot.timer = setTimeout(() => this.fail(slot, new Error(`The document parser worker did not start within ${this.o.startupMs} ms.`)), this.o.startupMs)
+    slot.timer = setTimeout(
+      () => this.fail(slot, new Error(`The document parser worker did not start within ${this.options.startupMs} ms.`)),
+      this.options.startupMs,
+    )
     worker.on('message', (m: WorkerReply) => this.onReply(slot, m))
     // Out of memory (ERR_WORKER_OUT_OF_MEMORY) or an uncaught exception; 'exit' follows and acts.
     worker.on('error', (err) => (slot.error = err))
@@ -152,10 +155,10 @@ export class ParserPool {
 
   private arm(slot: Slot): void {
     clearTimeout(slot.timer)
-    const seconds = Math.round(this.o.deadlineMs / 100) / 10
+    const seconds = Math.round(this.options.deadlineMs / 100) / 10
     slot.timer = setTimeout(
       () => this.fail(slot, new ParseRefused(`Parsing the file took too long (over ${seconds} s): it is too large, too complex or malformed.`)),
-      this.o.deadlineMs,
+      this.options.deadlineMs,
     )
   }
 
@@ -175,7 +178,7 @@ export class ParserPool {
     else job.reject(new Error(`The document parser failed: ${m.error}`))
     // Idle: let the process exit past it, and end it if no file comes for a while.
     slot.worker.unref()
-    slot.timer = setTimeout(() => void this.retire(slot), this.o.idleMs).unref()
+    slot.timer = setTimeout(() => void this.retire(slot), this.options.idleMs).unref()
     this.pump()
   }
 

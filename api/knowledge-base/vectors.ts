@@ -54,7 +54,7 @@ const keyOf = (s: Scope) => `${s.organizationId}/${s.environmentId}`
 const MAX_REFUSED_BATCHES = 3
 
 export class VectorIndex {
-  private readonly o: Required<VectorIndexOptions>
+  private readonly options: Required<VectorIndexOptions>
   private readonly kind: VectorKind
   private readonly cache = new Map<string, Cached>()
   private cachedBytes = 0
@@ -67,7 +67,7 @@ export class VectorIndex {
   private readonly closing = new AbortController()
 
   constructor(options: VectorIndexOptions) {
-    this.o = { cooldownMs: 30_000, batchSize: 64, cacheBytes: 256 * 1024 * 1024, ...options }
+    this.options = { cooldownMs: 30_000, batchSize: 64, cacheBytes: 256 * 1024 * 1024, ...options }
     this.kind = { model: options.model, dimensions: options.dimensions }
   }
 
@@ -87,8 +87,8 @@ export class VectorIndex {
       signal?.throwIfAborted()
       const e = err instanceof EmbeddingError ? err : new EmbeddingError((err as Error).message, true)
       if (e.unavailable) this.markDown(organizationId)
-      this.o.logger.warn(
-        { organization_id: organizationId, err: e.message, ...(e.unavailable ? { retry_in_ms: this.o.cooldownMs } : {}) },
+      this.options.logger.warn(
+        { organization_id: organizationId, err: e.message, ...(e.unavailable ? { retry_in_ms: this.options.cooldownMs } : {}) },
         'query embedding failed; this search is ranked by BM25 alone',
       )
       return null
@@ -129,7 +129,7 @@ export class VectorIndex {
     if (this.isDown(scope.organizationId)) return
     const pass = this.pass(scope, key)
       .catch((err: Error) =>
-        this.o.logger.error(
+        this.options.logger.error(
           { organization_id: scope.organizationId, environment_id: scope.environmentId, err: err.message },
           'knowledge embedding pass failed',
         ),
@@ -162,7 +162,7 @@ export class VectorIndex {
     let refused = 0
     try {
       for (;;) {
-        const batch = this.o.repo.unembedded(scope, this.kind, after, this.o.batchSize)
+        const batch = this.options.repo.unembedded(scope, this.kind, after, this.options.batchSize)
         if (!batch.length) return void this.settled.add(key)
         after = batch.at(-1)!.rowid
         let vectors: Float32Array[]
@@ -178,13 +178,13 @@ export class VectorIndex {
           const e = err instanceof EmbeddingError ? err : new EmbeddingError((err as Error).message, true)
           if (e.unavailable || ++refused >= MAX_REFUSED_BATCHES) {
             this.markDown(org)
-            this.o.logger.warn(
-              { ...log, err: e.message, embedded: stored, retry_in_ms: this.o.cooldownMs },
+            this.options.logger.warn(
+              { ...log, err: e.message, embedded: stored, retry_in_ms: this.options.cooldownMs },
               'embedding knowledge chunks stopped; the rest are found by BM25 alone until a later pass',
             )
             return
           }
-          this.o.logger.warn(
+          this.options.logger.warn(
             { ...log, err: e.message, chunks: batch.length },
             'the embeddings provider refused a batch of knowledge chunks; they are found by BM25 alone',
           )
@@ -192,7 +192,7 @@ export class VectorIndex {
         }
         refused = 0
         const rows = batch.map((c, i) => ({ rowid: c.rowid, vector: toBlob(vectors[i]!), dims: vectors[i]!.length }))
-        stored += this.o.repo.store(this.o.model, rows, this.o.clock.now())
+        stored += this.options.repo.store(this.options.model, rows, this.options.clock.now())
       }
     } finally {
       if (stored) this.drop(key)
@@ -209,7 +209,7 @@ export class VectorIndex {
       return hit
     }
     this.drop(key)
-    const count = this.o.repo.count(scope, this.o.model, dims)
+    const count = this.options.repo.count(scope, this.options.model, dims)
     const matrix = new Float32Array(count * dims)
     const bytes = new Uint8Array(matrix.buffer)
     const rowids = new Float64Array(count)
@@ -217,7 +217,7 @@ export class VectorIndex {
     const documents: string[] = []
     const documentIndex = new Map<string, number>()
     let n = 0
-    for (const row of this.o.repo.load(scope, this.o.model, dims)) {
+    for (const row of this.options.repo.load(scope, this.options.model, dims)) {
       if (n === count || row.vector.length !== dims * 4) continue
       bytes.set(row.vector, n * dims * 4)
       rowids[n] = row.rowid
@@ -231,13 +231,13 @@ export class VectorIndex {
       rowids: rowids.subarray(0, n),
       documentOf: documentOf.subarray(0, n),
       documents,
-      pending: this.o.repo.pending(scope, this.kind),
+      pending: this.options.repo.pending(scope, this.kind),
       bytes: matrix.byteLength + count * 12 + documents.length * 64,
     }
     this.cache.set(key, entry)
     this.cachedBytes += entry.bytes
     for (const [k, e] of this.cache) {
-      if (this.cachedBytes <= this.o.cacheBytes || k === key) break
+      if (this.cachedBytes <= this.options.cacheBytes || k === key) break
       this.cache.delete(k)
       this.cachedBytes -= e.bytes
     }
@@ -253,19 +253,19 @@ export class VectorIndex {
 
   private embedder(organizationId: string): Embedder | undefined {
     try {
-      return this.o.embedderFor(organizationId)
+      return this.options.embedderFor(organizationId)
     } catch (err) {
-      this.o.logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'no embeddings client for the organization; BM25 alone')
+      this.options.logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'no embeddings client for the organization; BM25 alone')
       return undefined
     }
   }
 
   private isDown(organizationId: string): boolean {
     const until = this.downUntil.get(organizationId)
-    return until !== undefined && this.o.clock.now() < until
+    return until !== undefined && this.options.clock.now() < until
   }
 
   private markDown(organizationId: string): void {
-    this.downUntil.set(organizationId, this.o.clock.now() + this.o.cooldownMs)
+    this.downUntil.set(organizationId, this.options.clock.now() + this.options.cooldownMs)
   }
 }

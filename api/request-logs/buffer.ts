@@ -25,10 +25,10 @@ export class RequestLogBuffer {
     private readonly repos: Repos,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly o: RequestLogOptions,
+    private readonly options: RequestLogOptions,
   ) {
-    this.maxBuffered = o.maxBuffered ?? 500
-    this.flushTimer = setInterval(() => this.flush(), o.flushIntervalMs ?? 1000).unref()
+    this.maxBuffered = options.maxBuffered ?? 500
+    this.flushTimer = setInterval(() => this.flush(), options.flushIntervalMs ?? 1000).unref()
     this.pruneTimer = setInterval(() => this.prune(), HOUR_MS).unref()
   }
 
@@ -50,7 +50,7 @@ export class RequestLogBuffer {
 
   /** Deletes rows past the retention period. */
   prune(): number {
-    return this.repos.requestLogs.prune(this.clock.now() - this.o.retentionDays * 86_400_000)
+    return this.repos.requestLogs.prune(this.clock.now() - this.options.retentionDays * 86_400_000)
   }
 
   close(): void {
