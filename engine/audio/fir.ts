@@ -17,20 +17,20 @@ interface FirExports {
 const PAGE = 64 * 1024
 
 export class FirEngine {
-  private readonly x: FirExports
+  private readonly wasm: FirExports
   /** Tables end here; the scratch area starts here (16-byte aligned). */
   private tablesEnd = 0
 
   constructor() {
     const module = new WebAssembly.Module(Buffer.from(FIR_WASM_BASE64, 'base64'))
-    this.x = new WebAssembly.Instance(module).exports as unknown as FirExports
+    this.wasm = new WebAssembly.Instance(module).exports as unknown as FirExports
   }
 
   /** Copies a tap table (rows of `len` taps, len a multiple of 4) in for good; returns its offset. */
   addTable(taps: Float32Array): number {
     const at = this.tablesEnd
     this.ensure(at + taps.byteLength)
-    new Float32Array(this.x.memory.buffer, at, taps.length).set(taps)
+    new Float32Array(this.wasm.memory.buffer, at, taps.length).set(taps)
     this.tablesEnd = align16(at + taps.byteLength)
     return at
   }
@@ -43,15 +43,15 @@ export class FirEngine {
     const inAt = this.tablesEnd
     const outAt = align16(inAt + input.byteLength)
     this.ensure(outAt + count * 2)
-    const mem = this.x.memory.buffer
+    const mem = this.wasm.memory.buffer
     new Float32Array(mem, inAt, input.length).set(input)
-    this.x.fir(inAt, table, len, outAt, count, phase, up, down)
+    this.wasm.fir(inAt, table, len, outAt, count, phase, up, down)
     out.set(new Int16Array(mem, outAt, count))
   }
 
   private ensure(bytes: number): void {
-    const have = this.x.memory.buffer.byteLength
-    if (bytes > have) this.x.memory.grow(Math.ceil((bytes - have) / PAGE))
+    const have = this.wasm.memory.buffer.byteLength
+    if (bytes > have) this.wasm.memory.grow(Math.ceil((bytes - have) / PAGE))
   }
 }
 

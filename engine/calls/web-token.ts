@@ -73,9 +73,9 @@ export class WebCallTokens {
   private readonly audience: string
   private lastPrune = 0
 
-  constructor(private readonly o: WebCallTokensOptions) {
-    this.ttlS = o.ttlS ?? MAX_WEB_CALL_TTL_S
-    this.audience = o.audience ?? DEFAULT_ENGINE_AUDIENCE
+  constructor(private readonly options: WebCallTokensOptions) {
+    this.ttlS = options.ttlS ?? MAX_WEB_CALL_TTL_S
+    this.audience = options.audience ?? DEFAULT_ENGINE_AUDIENCE
     checkTtl(this.ttlS)
   }
 
@@ -86,7 +86,7 @@ export class WebCallTokens {
     if (variables !== null && Buffer.byteLength(variables) > MAX_VARIABLES_BYTES) {
       throw new WebCallTokenError('variables_too_large', `variables are at most ${MAX_VARIABLES_BYTES} bytes of JSON`)
     }
-    const now = this.o.clock.now()
+    const now = this.options.clock.now()
     const nowS = Math.floor(now / 1000)
     const expiresAt = (nowS + ttlS) * 1000
     const jti = randomUUID()
@@ -104,9 +104,9 @@ export class WebCallTokens {
       .setAudience(this.audience)
       .setIssuedAt(nowS)
       .setExpirationTime(nowS + ttlS)
-      .sign(this.o.key)
+      .sign(this.options.key)
     this.maybePrune(now)
-    this.o.repo.insert({
+    this.options.repo.insert({
       jti,
       organization_id: r.organizationId,
       environment_id: r.environmentId,
@@ -123,7 +123,7 @@ export class WebCallTokens {
   async verify(token: string): Promise<{ ok: true; claims: WebCallClaims } | TokenRefusal> {
     let payload
     try {
-      ;({ payload } = await jwtVerify(token, this.o.key, { algorithms: ['HS256'], currentDate: new Date(this.o.clock.now()) }))
+      ;({ payload } = await jwtVerify(token, this.options.key, { algorithms: ['HS256'], currentDate: new Date(this.options.clock.now()) }))
     } catch (err) {
       if (err instanceof errors.JWTExpired) return refuse(CloseCode.tokenExpired)
       if (err instanceof errors.JOSEError) return refuse(CloseCode.tokenInvalid)
@@ -158,9 +158,9 @@ export class WebCallTokens {
 
   /** Uses the token up. A token with no row of its binding was not minted by this platform: foreign. */
   consume(c: WebCallClaims): { ok: true; variables: Record<string, unknown> } | TokenRefusal {
-    const r = this.o.repo.consume(
+    const r = this.options.repo.consume(
       { jti: c.jti, organization_id: c.organizationId, environment_id: c.environmentId, workflow_id: c.workflowId, call_id: c.callId },
-      this.o.clock.now(),
+      this.options.clock.now(),
     )
     if (!r.ok) return refuse(r.why === 'used' ? CloseCode.tokenUsed : r.why === 'expired' ? CloseCode.tokenExpired : CloseCode.tokenForeign)
     return { ok: true, variables: r.row.variables === null ? {} : (JSON.parse(r.row.variables) as Record<string, unknown>) }
@@ -169,7 +169,7 @@ export class WebCallTokens {
   private maybePrune(now: number): void {
     if (now - this.lastPrune < PRUNE_EVERY_MS) return
     this.lastPrune = now
-    this.o.repo.prune(now - PRUNE_GRACE_MS)
+    this.options.repo.prune(now - PRUNE_GRACE_MS)
   }
 }
 

@@ -32,7 +32,7 @@ export class GraphRuntime {
   private readonly edges: Map<string, WorkflowEdge[]>
   private readonly io: RuntimeIO
   private readonly ioFailures = new IoFailures()
-  private s: RuntimeState
+  private session: RuntimeState
   /** Nodes entered in the current turn, bounded by MAX_STEPS_PER_TURN; also keeps a tool node's call id unique. */
   private steps = 0
 
@@ -47,27 +47,27 @@ export class GraphRuntime {
     this.nodes = new Map(def.nodes.map((n) => [n.id, n]))
     this.edges = outgoing(def)
     this.io = this.ioFailures.wrap(io)
-    this.s = cloneJson(state)
+    this.session = cloneJson(state)
   }
 
   get state(): RuntimeState {
-    return cloneJson(this.s)
+    return cloneJson(this.session)
   }
 
   start(signal: AbortSignal): AsyncGenerator<RuntimeEvent> {
-    if (this.s.started) throw new RuntimeError('already_started', 'The session has already started')
+    if (this.session.started) throw new RuntimeError('already_started', 'The session has already started')
     return this.run(signal, null, async (emit) => {
-      this.s.started = true
+      this.session.started = true
       const start = this.def.nodes.find((n) => n.type === 'start')!
       await this.enter(start, emit, signal, null)
     })
   }
 
   turn(text: string, signal: AbortSignal): AsyncGenerator<RuntimeEvent> {
-    if (!this.s.started) throw new RuntimeError('not_started', 'The session has not started')
-    if (this.s.ended) throw new RuntimeError('session_ended', 'The session has ended')
+    if (!this.session.started) throw new RuntimeError('not_started', 'The session has not started')
+    if (this.session.ended) throw new RuntimeError('session_ended', 'The session has ended')
     return this.run(signal, text, async (emit) => {
-      const node = this.s.nodeId ? this.nodes.get(this.s.nodeId) : undefined
+      const node = this.session.nodeId ? this.nodes.get(this.session.nodeId) : undefined
       if (!node) return
       if (node.type === 'collect') await this.answerCollect(node, text, emit, signal)
       else if (node.type === 'conversation') await this.converse(node, text, emit, signal)
@@ -78,7 +78,7 @@ export class GraphRuntime {
   private async *run(signal: AbortSignal, userText: string | null, body: (emit: Emit) => Promise<void>): AsyncGenerator<RuntimeEvent> {
     let before: RuntimeState
     try {
-      before = cloneJson(this.s)
+      before = cloneJson(this.session)
       if (userText !== null) this.remember('user', userText)
     } catch (err) {
       yield this.internalFailure(err)
@@ -103,7 +103,7 @@ export class GraphRuntime {
         // The step may still be unwinding (its awaits see the abort); let it finish before
         // putting the state back, or it could write into the restored state.
         await settled
-        this.s = before
+        this.session = before
         // A cut reply still leaves the caller's words said; a discarded turn (the caller went on
         // speaking, so the words return in a longer turn) leaves no trace.
         if (userText !== null && !isDiscard(signal.reason)) this.remember('user', userText)
@@ -131,10 +131,10 @@ export class GraphRuntime {
         })
         return this.finish('error', emit)
       }
-      this.s.nodeId = null
+      this.session.nodeId = null
       emit({ type: 'node', node_id: current.id, node_type: current.type })
       const next = await this.step(current, emit, signal, pendingUser)
-      if (next === 'wait' || this.s.ended) return
+      if (next === 'wait' || this.session.ended) return
       if (next === 'converse') {
         // Entered a conversation node while the caller's words are still unanswered.
         return this.converse(current as Extract<WorkflowNode, { type: 'conversation' }>, pendingUser!, emit, signal)
@@ -165,12 +165,12 @@ export class GraphRuntime {
       case 'condition':
         return this.follow(node, null)
       case 'collect':
-        this.s.attempts = 0
+        this.session.attempts = 0
         this.say(this.render(node.data.prompt), 'static', emit)
-        this.s.nodeId = node.id
+        this.session.nodeId = node.id
         return 'wait'
       case 'conversation':
-        this.s.nodeId = node.id
+        this.session.nodeId = node.id
         return pendingUser === null ? 'wait' : 'converse'
       case 'tool':
         return this.follow(node, await this.runTool(node, emit, signal))
@@ -213,10 +213,10 @@ export class GraphRuntime {
       this.setVariable(node.data.variable, value, emit)
       return this.continueFrom(node, 'collected', emit, signal)
     }
-    this.s.attempts++
-    if (this.s.attempts >= node.data.max_attempts) return this.continueFrom(node, 'max_attempts', emit, signal)
+    this.session.attempts++
+    if (this.session.attempts >= node.data.max_attempts) return this.continueFrom(node, 'max_attempts', emit, signal)
     this.say(this.render(node.data.reprompt ?? node.data.prompt), 'static', emit)
-    this.s.nodeId = node.id
+    this.session.nodeId = node.id
   }
 
   private async continueFrom(node: WorkflowNode, outcome: Outcome, emit: Emit, signal: AbortSignal, pendingUser: string | null = null): Promise<void> {
@@ -232,7 +232,7 @@ export class GraphRuntime {
   private async converse(node: Extract<WorkflowNode, { type: 'conversation' }>, text: string, emit: Emit, signal: AbortSignal): Promise<void> {
     if (!this.io.llm) {
       emit(llmMissing())
-      this.s.nodeId = node.id
+      this.session.nodeId = node.id
       return
     }
     const globals = this.def.nodes.filter((n) => n.global && n.id !== node.id)
@@ -245,7 +245,7 @@ export class GraphRuntime {
       io: this.io,
       signal,
       emit,
-      history: this.s.history,
+      history: this.session.history,
       variables: this.view(),
       declared: this.def.variables,
       render: (t) => this.render(t),
@@ -260,7 +260,7 @@ export class GraphRuntime {
     // Deterministic exits (expressions over extracted variables, or `always`) after the reply.
     const next = this.follow(node, null)
     if (next !== null) return this.enter(this.nodes.get(next)!, emit, signal, null)
-    this.s.nodeId = node.id
+    this.session.nodeId = node.id
   }
 
   private async runTool(node: Extract<WorkflowNode, { type: 'tool' }>, emit: Emit, signal: AbortSignal): Promise<Outcome> {
@@ -299,7 +299,7 @@ export class GraphRuntime {
   private setVariable(name: string, value: unknown, emit: Emit): boolean {
     if (jsonExcess(value, VARIABLE_VALUE_BOUNDS)) return false
     // defineProperty: a variable named __proto__ is a value like any other, not the object's prototype.
-    Object.defineProperty(this.s.variables, name, { value, writable: true, enumerable: true, configurable: true })
+    Object.defineProperty(this.session.variables, name, { value, writable: true, enumerable: true, configurable: true })
     emit({ type: 'variable', name, value })
     return true
   }
@@ -309,9 +309,9 @@ export class GraphRuntime {
   }
 
   private finishEvent(disposition: string): RuntimeEvent {
-    this.s.ended = true
-    this.s.nodeId = null
-    this.s.disposition = disposition
+    this.session.ended = true
+    this.session.nodeId = null
+    this.session.disposition = disposition
     return { type: 'end', disposition }
   }
 
@@ -327,19 +327,19 @@ export class GraphRuntime {
    * Call it once the turn's generation has settled, before the next turn.
    */
   replyHeard(heard: string): void {
-    keepHeard(this.s.history, heard)
+    keepHeard(this.session.history, heard)
   }
 
   private remember(role: 'user' | 'assistant', text: string): void {
-    this.s.history.push({ role, text })
-    if (this.s.history.length > MAX_HISTORY) this.s.history.splice(0, this.s.history.length - MAX_HISTORY)
+    this.session.history.push({ role, text })
+    if (this.session.history.length > MAX_HISTORY) this.session.history.splice(0, this.session.history.length - MAX_HISTORY)
   }
 
   private view(): Record<string, unknown> {
-    const last = [...this.s.history].reverse().find((h) => h.role === 'user')?.text ?? ''
+    const last = [...this.session.history].reverse().find((h) => h.role === 'user')?.text ?? ''
     const now = this.io.now()
     return {
-      ...this.s.variables,
+      ...this.session.variables,
       system: { ...this.system, last_user_message: last, current_date: now.toISOString().slice(0, 10), current_time: now.toISOString().slice(11, 16) },
     }
   }

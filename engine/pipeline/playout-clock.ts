@@ -26,7 +26,7 @@ interface FakeTimer {
 
 /** A manual clock. `lateness()` (ms ≥ 0) is added to every timer, as a loaded event loop would. */
 export class FakePlayoutClock implements PlayoutClock {
-  private t: number
+  private nowMs: number
   private timers: FakeTimer[] = []
   private nextId = 1
 
@@ -34,16 +34,16 @@ export class FakePlayoutClock implements PlayoutClock {
     start = 0,
     private readonly lateness: () => number = () => 0,
   ) {
-    this.t = start
+    this.nowMs = start
   }
 
   now(): number {
-    return this.t
+    return this.nowMs
   }
 
   setTimer(cb: () => void, ms: number): TimerId {
     const id = this.nextId++
-    this.timers.push({ id, firesAt: this.t + Math.max(0, ms) + this.lateness(), cb })
+    this.timers.push({ id, firesAt: this.nowMs + Math.max(0, ms) + this.lateness(), cb })
     return id
   }
 
@@ -53,15 +53,15 @@ export class FakePlayoutClock implements PlayoutClock {
 
   /** Moves time forward by `ms`, firing due timers in time order (timers they set fire too). */
   advance(ms: number): void {
-    const target = this.t + ms
+    const target = this.nowMs + ms
     for (;;) {
       const next = this.timers.reduce<FakeTimer | undefined>((a, b) => (a && a.firesAt <= b.firesAt ? a : b), undefined)
       if (!next || next.firesAt > target) break
       this.timers = this.timers.filter((timer) => timer !== next)
-      this.t = Math.max(this.t, next.firesAt)
+      this.nowMs = Math.max(this.nowMs, next.firesAt)
       next.cb()
     }
-    this.t = target
+    this.nowMs = target
   }
 
   get pendingTimers(): number {

@@ -77,7 +77,7 @@ export interface PlayoutInit extends Partial<PlayoutOptions> {
 const SAMPLES_PER_MS = SAMPLE_RATE / 1000
 
 export class Playout {
-  private readonly o: PlayoutOptions
+  private readonly options: PlayoutOptions
   private readonly clock: PlayoutClock
   private readonly sink: (frame: Int16Array) => void
   private readonly onEvent: (event: PlayoutEvent) => void
@@ -96,17 +96,18 @@ export class Playout {
   /** Bumped by interrupt/close so a tick in progress (the sink reentering) stops. */
   private generation = 0
   private drainPending = false
-  private m = emptyMetrics()
+  private turnMetrics = emptyMetrics()
   private turnSignal: AbortSignal | null = null
   private readonly onTurnAbort = () => this.interrupt()
 
   constructor(init: PlayoutInit) {
     const { sink, onEvent, clock, signal, ...options } = init
-    this.o = { ...DEFAULT_PLAYOUT, ...options }
-    if (!(this.o.leadMs >= FRAME_MS) || !Number.isFinite(this.o.leadMs)) throw new RangeError(`leadMs must be ≥ ${FRAME_MS}, got ${this.o.leadMs}`)
-    if (!(this.o.maxBufferMs >= FRAME_MS) || !Number.isFinite(this.o.maxBufferMs))
-      throw new RangeError(`maxBufferMs must be ≥ ${FRAME_MS}, got ${this.o.maxBufferMs}`)
-    if (!(this.o.msPerChar > 0) || !Number.isFinite(this.o.msPerChar)) throw new RangeError(`msPerChar must be > 0, got ${this.o.msPerChar}`)
+    this.options = { ...DEFAULT_PLAYOUT, ...options }
+    if (!(this.options.leadMs >= FRAME_MS) || !Number.isFinite(this.options.leadMs))
+      throw new RangeError(`leadMs must be ≥ ${FRAME_MS}, got ${this.options.leadMs}`)
+    if (!(this.options.maxBufferMs >= FRAME_MS) || !Number.isFinite(this.options.maxBufferMs))
+      throw new RangeError(`maxBufferMs must be ≥ ${FRAME_MS}, got ${this.options.maxBufferMs}`)
+    if (!(this.options.msPerChar > 0) || !Number.isFinite(this.options.msPerChar)) throw new RangeError(`msPerChar must be > 0, got ${this.options.msPerChar}`)
     this.sink = sink
     this.onEvent = onEvent ?? (() => {})
     this.clock = clock ?? realPlayoutClock
@@ -119,7 +120,7 @@ export class Playout {
     this.turnSignal?.removeEventListener('abort', this.onTurnAbort)
     if (this.segments.some((s) => s.state === 'open')) this.interrupt()
     this.segments = []
-    this.m = emptyMetrics()
+    this.turnMetrics = emptyMetrics()
     this.turnSignal = signal ?? null
     if (signal?.aborted) return
     signal?.addEventListener('abort', this.onTurnAbort, { once: true })
@@ -159,7 +160,7 @@ export class Playout {
     for (const seg of this.segments) {
       if (seg.state !== 'open') continue
       cut = true
-      seg.heardAtCut = heardOf(seg, this.o.msPerChar)
+      seg.heardAtCut = heardOf(seg, this.options.msPerChar)
       seg.state = 'interrupted'
       this.dropAudio(seg)
     }
@@ -183,7 +184,7 @@ export class Playout {
   heard(): HeardSegment[] {
     return this.segments
       .filter((s) => s.framesSent > 0 || s.state === 'finished')
-      .map((s) => ({ text: heardOf(s, this.o.msPerChar), complete: s.state === 'finished', interrupted: s.state === 'interrupted' }))
+      .map((s) => ({ text: heardOf(s, this.options.msPerChar), complete: s.state === 'finished', interrupted: s.state === 'interrupted' }))
   }
 
   heardText(): string {
@@ -194,7 +195,7 @@ export class Playout {
   }
 
   metrics(): PlayoutMetrics {
-    return { ...this.m }
+    return { ...this.turnMetrics }
   }
 
   /** Unsent audio admitted to the buffer, in ms. */
@@ -227,7 +228,7 @@ export class Playout {
   }
 
   private fits(seg: Segment, samples: number): boolean {
-    const max = this.o.maxBufferMs * SAMPLES_PER_MS
+    const max = this.options.maxBufferMs * SAMPLES_PER_MS
     return this.queued === 0 || this.queued + samples <= max || (seg === this.playing() && seg.audio.length < FRAME_SAMPLES)
   }
 
@@ -235,7 +236,7 @@ export class Playout {
     seg.audio.write(pcm)
     seg.admitted += pcm.length
     this.queued += pcm.length
-    this.m.firstChunkAt ??= this.clock.now()
+    this.turnMetrics.firstChunkAt ??= this.clock.now()
   }
 
   /** Admits waiting chunks in segment order, stopping at the first that does not fit. */
@@ -285,7 +286,7 @@ export class Playout {
         continue
       }
       this.reanchorIfDry(now)
-      const dueAt = this.anchor + (this.framesSinceAnchor + 1) * FRAME_MS - this.o.leadMs
+      const dueAt = this.anchor + (this.framesSinceAnchor + 1) * FRAME_MS - this.options.leadMs
       if (dueAt > now) {
         this.timer = this.clock.setTimer(() => this.tick(), dueAt - now)
         return
@@ -298,7 +299,7 @@ export class Playout {
   private reanchorIfDry(now: number): void {
     const gap = now - (this.anchor + this.framesSinceAnchor * FRAME_MS)
     if (gap > 0) {
-      countGap(this.m, this.wait, gap)
+      countGap(this.turnMetrics, this.wait, gap)
       this.anchor = now
       this.framesSinceAnchor = 0
     }
@@ -311,8 +312,8 @@ export class Playout {
     seg.sent += real
     seg.framesSent++
     this.framesSinceAnchor++
-    this.m.framesSent++
-    this.m.firstFrameAt ??= now
+    this.turnMetrics.framesSent++
+    this.turnMetrics.firstFrameAt ??= now
     this.drainPending = true
     if (seg.framesSent === 1) this.onEvent({ type: 'segment_started', text: seg.text, at: now })
     this.sink(frame)

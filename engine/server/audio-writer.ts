@@ -26,7 +26,7 @@ interface Waiter {
 }
 
 export class AudioWriter {
-  private readonly o: AudioWriterOptions
+  private readonly options: AudioWriterOptions
   private queue: Uint8Array[] = []
   private queued = 0
   private waiters: Waiter[] = []
@@ -36,8 +36,8 @@ export class AudioWriter {
     private readonly conn: Conn,
     options: Partial<AudioWriterOptions> = {},
   ) {
-    this.o = { ...DEFAULT_AUDIO_WRITER, ...options }
-    if (!(this.o.highWaterBytes > 0) || !(this.o.maxQueueBytes > 0)) throw new RangeError('AudioWriter limits must be positive')
+    this.options = { ...DEFAULT_AUDIO_WRITER, ...options }
+    if (!(this.options.highWaterBytes > 0) || !(this.options.maxQueueBytes > 0)) throw new RangeError('AudioWriter limits must be positive')
     conn.onDrain(() => this.pump())
     conn.onClose(() => this.close())
   }
@@ -77,7 +77,7 @@ export class AudioWriter {
 
   // A chunk larger than the whole queue is still accepted into an empty queue, so it cannot wait forever.
   private fits(chunk: Uint8Array): boolean {
-    return this.queued === 0 || this.queued + chunk.byteLength <= this.o.maxQueueBytes
+    return this.queued === 0 || this.queued + chunk.byteLength <= this.options.maxQueueBytes
   }
 
   private enqueue(chunk: Uint8Array): void {
@@ -87,7 +87,7 @@ export class AudioWriter {
   }
 
   private canSend(): boolean {
-    return !this.conn.closed && this.conn.bufferedAmount() < this.o.highWaterBytes
+    return !this.conn.closed && this.conn.bufferedAmount() < this.options.highWaterBytes
   }
 
   private pump(): void {

@@ -97,15 +97,15 @@ export class UwsServer implements EngineSocketServer {
   constructor(
     private readonly uws: Uws,
     private readonly handler: ConnectionHandler<unknown>,
-    private readonly o: ResolvedSocketOptions,
+    private readonly options: ResolvedSocketOptions,
   ) {
     this.app = uws.App()
-    this.app.ws<UserData>(o.path, {
+    this.app.ws<UserData>(options.path, {
       compression: uws.DISABLED,
-      maxPayloadLength: hardPayloadCap(o),
-      maxBackpressure: o.maxBackpressureBytes,
-      idleTimeout: o.idleTimeoutS,
-      sendPingsAutomatically: o.idleTimeoutS > 0,
+      maxPayloadLength: hardPayloadCap(options),
+      maxBackpressure: options.maxBackpressureBytes,
+      idleTimeout: options.idleTimeoutS,
+      sendPingsAutomatically: options.idleTimeoutS > 0,
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => this.open(ws),
       message: (ws, message, isBinary) => ws.getUserData().conn?.message(message, isBinary),
@@ -159,7 +159,7 @@ export class UwsServer implements EngineSocketServer {
       ws.end(data.auth.closeCode, data.auth.reason)
       return
     }
-    const conn = new UwsConn(ws, decoder.decode(ws.getRemoteAddressAsText()), this.o.maxPayloadBytes)
+    const conn = new UwsConn(ws, decoder.decode(ws.getRemoteAddressAsText()), this.options.maxPayloadBytes)
     data.conn = conn
     this.handler.open(conn, data.auth.context)
   }

@@ -38,11 +38,11 @@ class WsConn implements Conn {
   constructor(
     private readonly ws: WebSocket,
     readonly remoteAddress: string,
-    private readonly o: ResolvedSocketOptions,
+    private readonly options: ResolvedSocketOptions,
   ) {
     ws.on('message', (data, isBinary) => {
       const buf = rawToBuffer(data)
-      if (buf.byteLength > o.maxPayloadBytes) return this.close(TOO_LARGE.code, TOO_LARGE.reason)
+      if (buf.byteLength > options.maxPayloadBytes) return this.close(TOO_LARGE.code, TOO_LARGE.reason)
       this.messageCb(isBinary ? toArrayBuffer(buf) : buf.toString('utf8'), isBinary)
     })
     ws.on('close', (code, reason) => this.finish(code, reason.toString('utf8')))
@@ -62,7 +62,7 @@ class WsConn implements Conn {
 
   send(data: Uint8Array | string): SendResult {
     if (this.closed || this.ws.readyState !== WebSocket.OPEN) return 'dropped'
-    if (this.ws.bufferedAmount > this.o.maxBackpressureBytes) return 'dropped'
+    if (this.ws.bufferedAmount > this.options.maxBackpressureBytes) return 'dropped'
     this.ws.send(data, { binary: typeof data !== 'string' }, this.afterWrite)
     if (this.ws.bufferedAmount > 0) {
       this.backlogged = true
@@ -100,10 +100,10 @@ export class WsServer implements EngineSocketServer {
 
   constructor(
     private readonly handler: ConnectionHandler<unknown>,
-    private readonly o: ResolvedSocketOptions,
+    private readonly options: ResolvedSocketOptions,
     readonly fallbackReason?: string,
   ) {
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: hardPayloadCap(o), perMessageDeflate: false, clientTracking: false })
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: hardPayloadCap(options), perMessageDeflate: false, clientTracking: false })
     this.http = http.createServer((_req, res) => {
       res.writeHead(404, { 'content-type': 'text/plain', connection: 'close' }).end('not found')
     })
@@ -114,7 +114,7 @@ export class WsServer implements EngineSocketServer {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const pathname = q < 0 ? url : url.slice(0, q)
-    if (pathname !== this.o.path) {
+    if (pathname !== this.options.path) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
@@ -149,7 +149,7 @@ export class WsServer implements EngineSocketServer {
     }
     ws.on('pong', () => (state.alive = true))
     ws.on('message', () => (state.alive = true))
-    this.handler.open(new WsConn(ws, ip, this.o), auth.context)
+    this.handler.open(new WsConn(ws, ip, this.options), auth.context)
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -157,7 +157,7 @@ export class WsServer implements EngineSocketServer {
       this.http.once('error', reject)
       this.http.listen(port, host, () => {
         this.http.off('error', reject)
-        if (this.o.idleTimeoutS > 0) this.startHeartbeat()
+        if (this.options.idleTimeoutS > 0) this.startHeartbeat()
         resolve((this.http.address() as AddressInfo).port)
       })
     })
@@ -173,7 +173,7 @@ export class WsServer implements EngineSocketServer {
           state.alive = false
         }
       },
-      (this.o.idleTimeoutS * 1000) / 2,
+      (this.options.idleTimeoutS * 1000) / 2,
     )
     this.heartbeat.unref()
   }

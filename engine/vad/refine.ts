@@ -27,7 +27,7 @@ const HISTORY_BLOCKS = 64 // 512 ms of levels around the edges
 const FLOOR_WINDOWS = 94 // ~3 s of window minima for the noise floor
 
 export class BoundaryRefiner {
-  private readonly o: RefinerOptions
+  private readonly options: RefinerOptions
   private readonly levels = new Float64Array(HISTORY_BLOCKS)
   private readonly ends = new Float64Array(HISTORY_BLOCKS)
   private count = 0
@@ -35,7 +35,7 @@ export class BoundaryRefiner {
   private windows = 0
 
   constructor(options: Partial<RefinerOptions> = {}) {
-    this.o = { ...DEFAULT_REFINER, ...options }
+    this.options = { ...DEFAULT_REFINER, ...options }
   }
 
   /** Every window, in order, as it is handed to the VAD. */
@@ -59,14 +59,14 @@ export class BoundaryRefiner {
   threshold(): number {
     let floor = Infinity
     for (let i = 0; i < Math.min(this.windows, FLOOR_WINDOWS); i++) floor = Math.min(floor, this.minima[i]!)
-    if (!Number.isFinite(floor)) return this.o.minLevelDb
-    return Math.max(floor + this.o.marginDb, this.o.minLevelDb)
+    if (!Number.isFinite(floor)) return this.options.minLevelDb
+    return Math.max(floor + this.options.marginDb, this.options.minLevelDb)
   }
 
   /** The start of the first loud block (of two in a row) in [at − searchBack, at + searchAhead); else `at`. */
   refineStart(at: number): number {
     const th = this.threshold()
-    const blocks = this.blocksIn(at - this.o.searchBackMs, at + this.o.searchAheadMs)
+    const blocks = this.blocksIn(at - this.options.searchBackMs, at + this.options.searchAheadMs)
     for (let i = 0; i + 1 < blocks.length; i++) {
       if (blocks[i]!.level >= th && blocks[i + 1]!.level >= th) return blocks[i]!.end - BLOCK_MS
     }
@@ -76,7 +76,7 @@ export class BoundaryRefiner {
   /** The end of the last loud block in [at − searchBack, at + searchAhead); else `at`. */
   refineEnd(at: number): number {
     const th = this.threshold()
-    const blocks = this.blocksIn(at - this.o.searchBackMs, at + this.o.searchAheadMs)
+    const blocks = this.blocksIn(at - this.options.searchBackMs, at + this.options.searchAheadMs)
     for (let i = blocks.length - 1; i >= 0; i--) if (blocks[i]!.level >= th) return blocks[i]!.end
     return at
   }

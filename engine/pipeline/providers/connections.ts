@@ -105,19 +105,19 @@ function keyOf(protocol: string, hostname: string, port: string | number | null 
 
 export class ProviderConnections {
   readonly agent: Agent
-  private readonly o: ProviderConnectionsOptions
+  private readonly options: ProviderConnectionsOptions
   private readonly connector: buildConnector.connector
   /** Per origin, oldest first. */
   private readonly warm = new Map<string, Warm[]>()
   private closed = false
 
   constructor(options: Partial<ProviderConnectionsOptions> = {}) {
-    this.o = { ...DEFAULT_PROVIDER_CONNECTIONS, ...options }
+    this.options = { ...DEFAULT_PROVIDER_CONNECTIONS, ...options }
     for (const k of ['maxWarmAgeMs', 'maxWarmPerOrigin', 'connectTimeoutMs'] as const) {
-      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new RangeError(`ProviderConnections: ${k} must be > 0`)
+      if (!Number.isFinite(this.options[k]) || this.options[k] <= 0) throw new RangeError(`ProviderConnections: ${k} must be > 0`)
     }
-    const direct = buildConnector({ timeout: this.o.connectTimeoutMs })
-    this.connector = this.o.guard ? guardedConnector(direct, this.o.guard) : direct
+    const direct = buildConnector({ timeout: this.options.connectTimeoutMs })
+    this.connector = this.options.guard ? guardedConnector(direct, this.options.guard) : direct
     this.agent = new Agent({ connect: (opts, cb) => this.connect(opts, cb) })
   }
 
@@ -186,12 +186,12 @@ export class ProviderConnections {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return
     const key = keyOf(url.protocol, url.hostname, url.port)
     const list = this.warm.get(key) ?? []
-    if (list.length >= this.o.maxWarmPerOrigin || list.some((w) => w.owner === owner)) return
+    if (list.length >= this.options.maxWarmPerOrigin || list.some((w) => w.owner === owner)) return
     const w: Warm = {
       owner,
       socket: null,
       taker: null,
-      timer: setTimeout(() => this.discard(key, w), this.o.maxWarmAgeMs).unref(),
+      timer: setTimeout(() => this.discard(key, w), this.options.maxWarmAgeMs).unref(),
       onGone: () => this.discard(key, w),
     }
     list.push(w)
@@ -216,7 +216,7 @@ export class ProviderConnections {
 
   /** Whether connections are checked by the outbound guard (an organization's destinations). */
   get guarded(): boolean {
-    return this.o.guard !== null
+    return this.options.guard !== null
   }
 
   /**
@@ -225,8 +225,8 @@ export class ProviderConnections {
    * only an error's message); undefined for a trusted pool.
    */
   webSocketAgent(protocol: string, onRefused?: (err: DestinationRefusedError) => void): http.Agent | undefined {
-    if (!this.o.guard) return undefined
-    return guardedAgent(protocol === 'wss:' || protocol === 'https:' ? 'wss:' : 'ws:', this.o.guard, onRefused)
+    if (!this.options.guard) return undefined
+    return guardedAgent(protocol === 'wss:' || protocol === 'https:' ? 'wss:' : 'ws:', this.options.guard, onRefused)
   }
 
   /** Closes the warm connections and the pool. A second call is a no-op (undici rejects it). */

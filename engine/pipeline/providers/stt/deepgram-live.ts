@@ -102,7 +102,7 @@ class DeepgramLiveStream implements SttStream {
 
   constructor(
     client: DeepgramClient,
-    private readonly o: Readonly<Omit<DeepgramLiveOptions, 'apiKey'>>,
+    private readonly options: Readonly<Omit<DeepgramLiveOptions, 'apiKey'>>,
     private readonly host: string,
     private readonly apiKey: string,
     private readonly open: SttOpenOptions,
@@ -122,7 +122,7 @@ class DeepgramLiveStream implements SttStream {
   }
 
   private async connect(client: DeepgramClient): Promise<void> {
-    const o = this.o
+    const o = this.options
     const socket = await client.listen.v1.connect({
       model: o.model,
       language: this.open.language,
@@ -155,7 +155,7 @@ class DeepgramLiveStream implements SttStream {
     if (this.state === 'connecting') {
       this.pending.push(pcm)
       this.pendingSamples += pcm.length
-      const max = (this.o.maxQueuedMs * SAMPLE_RATE) / 1000
+      const max = (this.options.maxQueuedMs * SAMPLE_RATE) / 1000
       while (this.pendingSamples > max && this.pending.length > 1) {
         this.pendingSamples -= this.pending.shift()!.length
         this.droppedFrames++
@@ -165,7 +165,7 @@ class DeepgramLiveStream implements SttStream {
     if (this.state !== 'open' || !this.socket) return
     // Past maxQueuedMs of unsent audio the network is not keeping up; newer frames are dropped
     // rather than queued without bound (the audio is late for a live turn anyway).
-    if (this.socket.socket.bufferedAmount > (this.o.maxQueuedMs * SAMPLE_RATE * 2) / 1000) {
+    if (this.socket.socket.bufferedAmount > (this.options.maxQueuedMs * SAMPLE_RATE * 2) / 1000) {
       this.droppedFrames++
       return
     }
@@ -188,7 +188,7 @@ class DeepgramLiveStream implements SttStream {
       this.send(() => this.socket!.sendCloseStream({ type: 'CloseStream' }))
       this.closeTimer = setTimeout(
         () => this.end(new ProviderError('stt', 'stt_timeout', `Deepgram at ${this.host} did not finish the stream in time`, { retryable: true })),
-        this.o.finalTimeoutMs,
+        this.options.finalTimeoutMs,
       )
     }
     return this.done
@@ -204,9 +204,10 @@ class DeepgramLiveStream implements SttStream {
     if (this.finalizeWanted) this.send(() => this.socket!.sendFinalize({ type: 'Finalize' }))
     this.keepAlive = setInterval(
       () => {
-        if (this.state === 'open' && Date.now() - this.lastSentAt >= this.o.keepAliveMs) this.send(() => this.socket!.sendKeepAlive({ type: 'KeepAlive' }))
+        if (this.state === 'open' && Date.now() - this.lastSentAt >= this.options.keepAliveMs)
+          this.send(() => this.socket!.sendKeepAlive({ type: 'KeepAlive' }))
       },
-      Math.max(50, this.o.keepAliveMs / 4),
+      Math.max(50, this.options.keepAliveMs / 4),
     )
   }
 
@@ -231,11 +232,11 @@ class DeepgramLiveStream implements SttStream {
     this.finalTimer = setTimeout(
       () =>
         this.end(
-          new ProviderError('stt', 'stt_timeout', `Deepgram at ${this.host} sent no final within ${this.o.finalTimeoutMs} ms of the end of speech`, {
+          new ProviderError('stt', 'stt_timeout', `Deepgram at ${this.host} sent no final within ${this.options.finalTimeoutMs} ms of the end of speech`, {
             retryable: true,
           }),
         ),
-      this.o.finalTimeoutMs,
+      this.options.finalTimeoutMs,
     )
   }
 

@@ -111,14 +111,14 @@ class TranscribeStream implements SttStream {
 
   constructor(
     private readonly provider: OpenAiTranscribeStt,
-    private readonly o: SttOpenOptions,
+    private readonly open: SttOpenOptions,
   ) {
     this.done = new Promise((r) => (this.resolveDone = r))
     const onAbort = () => this.end(null)
-    if (o.signal.aborted) this.end(null)
+    if (open.signal.aborted) this.end(null)
     else {
-      o.signal.addEventListener('abort', onAbort, { once: true })
-      void this.done.then(() => o.signal.removeEventListener('abort', onAbort))
+      open.signal.addEventListener('abort', onAbort, { once: true })
+      void this.done.then(() => open.signal.removeEventListener('abort', onAbort))
     }
   }
 
@@ -170,7 +170,7 @@ class TranscribeStream implements SttStream {
     for (let seg = this.cut.shift(); seg && !this.ended; seg = this.cut.shift()) {
       const end_ms = seg.startMs + (seg.pcm.length * 1000) / SAMPLE_RATE
       try {
-        const text = seg.pcm.length < MIN_SEGMENT_SAMPLES ? '' : await this.provider.transcribe(seg.pcm, this.o.language, this.ac.signal)
+        const text = seg.pcm.length < MIN_SEGMENT_SAMPLES ? '' : await this.provider.transcribe(seg.pcm, this.open.language, this.ac.signal)
         // The stream may have ended (abort, close) while the request was in flight.
         if (!this.ended) this.queue.offer({ type: 'final', text, start_ms: Math.round(seg.startMs), end_ms: Math.round(end_ms), speech_final: seg.speechFinal })
       } catch (err) {
@@ -188,7 +188,7 @@ class TranscribeStream implements SttStream {
     this.cut.length = 0
     this.frames = []
     this.ac.abort()
-    if (error && !this.o.signal.aborted) this.queue.offer({ type: 'error', error })
+    if (error && !this.open.signal.aborted) this.queue.offer({ type: 'error', error })
     this.queue.close()
     this.resolveDone()
   }
