@@ -41,7 +41,7 @@ export class TalkingCall {
   done: Promise<void> = Promise.resolve()
   constructor(
     readonly caller: Caller,
-    private readonly p: Providers,
+    private readonly providers: Providers,
     private readonly lines: Line[],
     private readonly seed: number,
   ) {}
@@ -61,7 +61,7 @@ export class TalkingCall {
       // The calls share the STT stand-in's script queue, so a call's speech may get another
       // call's words (or part of them, when a Finalize in a pause splits the utterance): the
       // reply does not depend on them (the LLM stand-in's fallback), so every turn weighs the same.
-      this.p.dg.script({ text: line.text, speechMs: line.speechMs })
+      this.providers.dg.script({ text: line.text, speechMs: line.speechMs })
 
       const u = await c.say(line.pcm, line.text)
       await c.until(() => firstAudioAfter(c.timeline, u.speechEndAt) !== null, 20_000, 'reply')

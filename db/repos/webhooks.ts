@@ -90,11 +90,11 @@ export type DeliveryWithLastAttempt = WebhookDeliveryRow & { last_attempt: Webho
  * (by id, after the outbox already bound the row to its tenant) do not.
  */
 export class WebhooksRepo {
-  private readonly s
+  private readonly statements
 
   constructor(private readonly db: Db) {
     const p = <P extends unknown[] | object = unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql)
-    this.s = {
+    this.statements = {
       insertEndpoint: p<[NewWebhookEndpoint], WebhookEndpointRow>(
         `INSERT INTO webhook_endpoints (organization_id, environment_id, url, description, events, timeout_seconds, headers, enabled,
            key_id, secret_sealed, previous_secret_sealed, previous_secret_expires_at, auth_header_sealed, created_by, created_at, updated_at)
@@ -148,19 +148,19 @@ export class WebhooksRepo {
     this.claimTx = db.transaction((ids: readonly number[], signedAt: number, now: number) => {
       const out = new Map<number, Claimed>()
       for (const id of ids) {
-        if (this.s.claim.run(now, id).changes !== 1) continue
-        const delivery = this.s.deliveryById.get(id)!
-        const previous = delivery.attempt_count > 1 ? this.s.lastAttempt.get(id) : undefined
+        if (this.statements.claim.run(now, id).changes !== 1) continue
+        const delivery = this.statements.deliveryById.get(id)!
+        const previous = delivery.attempt_count > 1 ? this.statements.lastAttempt.get(id) : undefined
         const trigger: AttemptTrigger = !previous ? 'event' : previous.outcome === 'interrupted' ? 'resume' : 'redeliver'
-        this.s.insertAttempt.run(id, delivery.attempt_count, trigger, signedAt, now)
+        this.statements.insertAttempt.run(id, delivery.attempt_count, trigger, signedAt, now)
         out.set(id, { delivery, trigger })
       }
       return out
     })
     this.finishTx = db.transaction((items: readonly { delivery: WebhookDeliveryRow; result: AttemptResult; now: number }[]) => {
       for (const { delivery, result, now } of items) {
-        this.s.finishAttempt.run({ ...result, finished_at: now, delivery_id: delivery.id, number: delivery.attempt_count })
-        this.s.finishDelivery.run(result.outcome, now, delivery.id)
+        this.statements.finishAttempt.run({ ...result, finished_at: now, delivery_id: delivery.id, number: delivery.attempt_count })
+        this.statements.finishDelivery.run(result.outcome, now, delivery.id)
       }
     })
   }
@@ -168,23 +168,23 @@ export class WebhooksRepo {
   private readonly finishTx
 
   insertEndpoint(row: NewWebhookEndpoint): WebhookEndpointRow {
-    return this.s.insertEndpoint.get(row)!
+    return this.statements.insertEndpoint.get(row)!
   }
   endpoint(scope: EndpointScope, id: number): WebhookEndpointRow | undefined {
-    return this.s.endpoint.get(id, scope.organizationId, scope.environmentId)
+    return this.statements.endpoint.get(id, scope.organizationId, scope.environmentId)
   }
   endpointById(id: number): WebhookEndpointRow | undefined {
-    return this.s.endpointById.get(id)
+    return this.statements.endpointById.get(id)
   }
   endpoints(scope: EndpointScope): WebhookEndpointRow[] {
-    return this.s.endpoints.all(scope.organizationId, scope.environmentId)
+    return this.statements.endpoints.all(scope.organizationId, scope.environmentId)
   }
   countEndpoints(scope: EndpointScope): number {
-    return this.s.countEndpoints.get(scope.organizationId, scope.environmentId)!.n
+    return this.statements.countEndpoints.get(scope.organizationId, scope.environmentId)!.n
   }
   /** Enabled endpoints that may receive an event of this organization (and environment, if any). */
   subscribers(organizationId: string, environmentId: string | null): WebhookEndpointRow[] {
-    return this.s.subscribers.all(organizationId, environmentId, environmentId)
+    return this.statements.subscribers.all(organizationId, environmentId, environmentId)
   }
   /** Sets the given columns; returns the row as stored, or undefined when out of scope. */
   updateEndpoint(scope: EndpointScope, id: number, changes: Partial<NewWebhookEndpoint>): WebhookEndpointRow | undefined {
@@ -199,23 +199,23 @@ export class WebhooksRepo {
     return this.endpoint(scope, id)
   }
   deleteEndpoint(scope: EndpointScope, id: number): boolean {
-    return this.s.deleteEndpoint.run(id, scope.organizationId, scope.environmentId).changes === 1
+    return this.statements.deleteEndpoint.run(id, scope.organizationId, scope.environmentId).changes === 1
   }
 
   insertDelivery(endpoint: WebhookEndpointRow, eventType: string, body: string, now: number): number {
-    return this.s.insertDelivery.get(endpoint.organization_id, endpoint.environment_id, endpoint.id, eventType, body, now, now)!.id
+    return this.statements.insertDelivery.get(endpoint.organization_id, endpoint.environment_id, endpoint.id, eventType, body, now, now)!.id
   }
   delivery(scope: EndpointScope, id: number): WebhookDeliveryRow | undefined {
-    return this.s.delivery.get(id, scope.organizationId, scope.environmentId)
+    return this.statements.delivery.get(id, scope.organizationId, scope.environmentId)
   }
   deliveryById(id: number): WebhookDeliveryRow | undefined {
-    return this.s.deliveryById.get(id)
+    return this.statements.deliveryById.get(id)
   }
   attempts(deliveryId: number): WebhookAttemptRow[] {
-    return this.s.attempts.all(deliveryId)
+    return this.statements.attempts.all(deliveryId)
   }
   lastAttempt(deliveryId: number): WebhookAttemptRow | undefined {
-    return this.s.lastAttempt.get(deliveryId)
+    return this.statements.lastAttempt.get(deliveryId)
   }
 
   /** A page of deliveries, newest first, each with its latest attempt; and how many match. */
@@ -243,10 +243,10 @@ export class WebhooksRepo {
 
   /** Ids of an endpoint's pending deliveries after `afterId`, oldest first. */
   pendingIds(endpointId: number, afterId: number, limit: number): number[] {
-    return this.s.pendingIds.all(endpointId, afterId, limit).map((r) => r.id)
+    return this.statements.pendingIds.all(endpointId, afterId, limit).map((r) => r.id)
   }
   endpointsWithPending(): number[] {
-    return this.s.pendingEndpoints.all().map((r) => r.endpoint_id)
+    return this.statements.pendingEndpoints.all().map((r) => r.endpoint_id)
   }
 
   /**
@@ -264,12 +264,12 @@ export class WebhooksRepo {
 
   /** Deletes finished deliveries (with their attempts) last touched before `before`; pending ones stay. */
   prune(before: number): number {
-    return this.s.prune.run(before).changes
+    return this.statements.prune.run(before).changes
   }
 
   /** A finished delivery back to pending for a redelivery; false when it is pending or sending. */
   requeue(id: number, now: number): boolean {
-    return this.s.requeue.run(now, id).changes === 1
+    return this.statements.requeue.run(now, id).changes === 1
   }
 
   /**
@@ -278,8 +278,8 @@ export class WebhooksRepo {
    */
   resumeInterrupted(now: number): number {
     return this.db.transaction(() => {
-      this.s.interruptAttempts.run(now)
-      return this.s.resetSending.run(now).changes
+      this.statements.interruptAttempts.run(now)
+      return this.statements.resetSending.run(now).changes
     })()
   }
 }

@@ -259,10 +259,10 @@ const nestedText = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat
 /** An LLM stand-in that answers every call with random text and random calls of the tools it was offered. */
 export class RandomLlm implements LlmClient {
   calls = 0
-  constructor(private readonly r: Rng) {}
+  constructor(private readonly rng: Rng) {}
   async *stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmChunk> {
     this.calls++
-    const r = this.r
+    const r = this.rng
     for (let i = r.int(0, 3); i > 0; i--) {
       signal.throwIfAborted()
       if (request.tools.length && r.chance(0.5)) {
