@@ -63,6 +63,8 @@ export class CallSession {
   private readonly input: AudioInput
   private readonly replies: ReplyGenerator
   private started = false
+  /** Set once the call is over (ended or crashed); a plain flag, read on every frame. */
+  private over = false
   private depth = 0
   private wake: TimerId | null = null
   private wakeArmedAt: number | null = null
@@ -139,7 +141,7 @@ export class CallSession {
 
   private dispatch(frame: ControllerFrame): void {
     // Ended (or crashed): nothing more to decide.
-    if (this.callAc.signal.aborted) return
+    if (this.over) return
     this.depth++
     try {
       for (const c of this.controller.handle(frame, this.clock.now()).commands) this.execute(c)
@@ -151,11 +153,11 @@ export class CallSession {
     } finally {
       this.depth--
     }
-    if (this.depth === 0) this.arm(this.callAc.signal.aborted ? null : this.controller.nextWakeAt)
+    if (this.depth === 0) this.arm(this.over ? null : this.controller.nextWakeAt)
   }
 
   private crashed(err: unknown): void {
-    if (this.callAc.signal.aborted) return
+    if (this.over) return
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 300)
     this.deps.recorder.event('error', { code: 'internal_error', message })
     try {
@@ -213,6 +215,7 @@ export class CallSession {
 
   /** Stops everything once: replies, preemption, STT (the call signal), playout, VAD; records why. */
   private end(c: Extract<Command, { type: 'end_call' }>): void {
+    this.over = true
     this.arm(null)
     this.replies.close()
     this.callAc.abort(new DOMException(`call ended: ${c.reason}`, 'AbortError'))

@@ -51,17 +51,24 @@ export type Command =
 
 /** Where a controller writes one frame's commands, in order. */
 export class Outbox {
-  readonly commands: Command[] = []
+  /** Most frames (the 20 ms ticks) decide nothing: they share this empty list instead of making one. */
+  private static readonly NONE: readonly Command[] = Object.freeze([])
+  private list: Command[] | null = null
+
+  get commands(): readonly Command[] {
+    return this.list ?? Outbox.NONE
+  }
 
   do(command: Command): void {
-    this.commands.push(command)
+    if (this.list === null) this.list = []
+    this.list.push(command)
   }
 
   emit(event: CallerEvent): void {
-    this.commands.push({ type: 'emit', event })
+    this.do({ type: 'emit', event })
   }
 
   record(name: string, data: Record<string, unknown>): void {
-    this.commands.push({ type: 'record', entry: { type: 'event', name, data } })
+    this.do({ type: 'record', entry: { type: 'event', name, data } })
   }
 }

@@ -24,13 +24,15 @@ export interface ControllerOptions {
 }
 
 export interface Step {
-  commands: Command[]
+  commands: readonly Command[]
   /** When to tick the controller next (clock ms), or null when only new frames can change anything. */
   wakeAt: number | null
 }
 
 /** Time passes in frames of caller audio: the silence, duration and barge-in checks run this often. */
 export const TICK_MS = 20
+/** How early a timer may fire (Node's timers count whole milliseconds). */
+export const TIMER_SLACK_MS = 1
 /**
  * Silence (from the refined edge) after which a streaming STT is told to finalize, rather than at
  * the VAD's confirmed end (300 ms) or its own endpointing (Deepgram waits `endpointing` ms of

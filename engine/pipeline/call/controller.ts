@@ -14,7 +14,7 @@
 import { isBackchannel } from '../../turn-taking/backchannels.js'
 import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
 import { CallerState } from './caller-state.js'
-import { type ControllerOptions, type Step, TICK_MS } from './controller-options.js'
+import { type ControllerOptions, type Step, TICK_MS, TIMER_SLACK_MS } from './controller-options.js'
 import type { TurnDecision, TurnEvent } from '../../turn-taking/strategy.js'
 import type { CallStatus, EndReason } from '../../server/protocol.js'
 import type { ControllerFrame, ReplyFrame, SpeechEdgeFrame } from '../frames.js'
@@ -154,7 +154,9 @@ export class CallController {
     const now = this.now
     if (this.caller.finalizeDue(now)) this.out.do({ type: 'finalize_transcript' })
     if (now - this.startedAt >= this.options.limits.maxDurationMs) return this.finish('max_duration', 'max_duration')
-    if (this.tickDueAt !== null && now >= this.tickDueAt) this.tickDueAt = now + TICK_MS
+    // A timer may fire a hair early (Node's timers count whole ms): that is the frame's tick too,
+    // or it would be set again for the fraction left and fire twice.
+    if (this.tickDueAt !== null && now >= this.tickDueAt - TIMER_SLACK_MS) this.tickDueAt = now + TICK_MS
     this.turnEvent({ type: 'tick', at: now })
     const silentMs = this.caller.silentFor(now)
     if (this.ending || this.turn || this.caller.speaking || silentMs < this.options.limits.silenceTimeoutMs) return
@@ -385,8 +387,12 @@ export class CallController {
   /** When the controller next needs to be ticked (clock ms), or null. */
   get nextWakeAt(): number | null {
     if (this.ending || !this.started) return null
+    // Read on every frame: no array, no allocation.
     let at = this.tickDueAt
-    for (const t of [this.strategyWakeAt, this.caller.finalizeAt]) if (t !== null && (at === null || t < at)) at = t
+    const strategy = this.strategyWakeAt
+    const finalize = this.caller.finalizeAt
+    if (strategy !== null && (at === null || strategy < at)) at = strategy
+    if (finalize !== null && (at === null || finalize < at)) at = finalize
     return at
   }
 }
