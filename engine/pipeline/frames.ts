@@ -8,8 +8,8 @@
  * The controller (call/controller.ts) answers each frame with commands (call/commands.ts); frames
  * are facts that happened, commands are what should happen next.
  */
-import type { BargeInDecision } from '../turn-taking/barge-in.js'
-import type { TurnDecision } from '../turn-taking/strategy.js'
+import type { BargeInDecision, BargeInEvent } from '../turn-taking/barge-in.js'
+import type { TurnDecision, TurnEvent } from '../turn-taking/strategy.js'
 import type { PlayoutMetrics } from './playout-metrics.js'
 
 /** Which part of the call failed; provider categories match ProviderError's. */
@@ -29,31 +29,17 @@ export interface CallerAudioFrame {
 }
 
 /**
- * The VAD's edges. `at` is when speech started or stopped with the detector's own latency taken
- * off (turn-taking and barge-in time from it); `edgeAt`, where known, is the edge as refined on the
- * signal and placed on the caller's clock (what is recorded and what speculation times from).
+ * What turn-taking hears, defined once beside the strategies (turn-taking/strategy.ts) and part of
+ * this union: the VAD's edges (`at` with the detector's latency taken off; `edgeAt` refined on the
+ * signal, on the caller's clock; a start's `heardAt` for the barge-in stop), transcripts (a partial
+ * replaces the previous one; a final commits its segment) and ticks (time passing: the controller
+ * asked to wake, or the frame cadence came round).
  */
-export type SpeechEdgeFrame =
-  /** `heardAt`: when the audio that showed it arrived (the barge-in stop is timed from it). */
-  | { type: 'speech_start'; at: number; edgeAt?: number; heardAt?: number }
-  /** Speech went quiet, but the VAD is still bridging a possible pause between words. */
-  | { type: 'speech_pause'; at: number; edgeAt?: number }
-  | { type: 'speech_resume'; at: number }
-  | { type: 'speech_end'; at: number; edgeAt?: number }
-
-/** A partial replaces the previous partial; a final commits the segment. */
-export interface TranscriptFrame {
-  type: 'transcript'
-  text: string
-  final: boolean
-  at: number
-}
-
-/** Time passing: the controller asked to wake at `at` (or the frame cadence came round). */
-export interface TickFrame {
-  type: 'tick'
-  at: number
-}
+export type SpeechEdgeFrame = Extract<TurnEvent, { type: 'speech_start' | 'speech_pause' | 'speech_resume' | 'speech_end' }>
+export type TranscriptFrame = Extract<TurnEvent, { type: 'transcript' }>
+export type TickFrame = Extract<TurnEvent, { type: 'tick' }>
+/** The agent started or stopped speaking: what arms and disarms barge-in (turn-taking/barge-in.ts). */
+export type AgentSpeakingFrame = Extract<BargeInEvent, { type: 'agent_speaking' }>
 
 // ── the agent's replies, as the generation adapter reports them ─────────────────────────────────
 
@@ -123,6 +109,7 @@ export type Frame =
   | SpeechEdgeFrame
   | TranscriptFrame
   | TickFrame
+  | AgentSpeakingFrame
   | TurnDecision
   | BargeInDecision
   | ReplyFrame
@@ -149,6 +136,7 @@ export const FRAME_LANE: Readonly<Record<FrameType, Lane>> = {
   speech_end: 'system',
   transcript: 'data',
   tick: 'system',
+  agent_speaking: 'system',
   end_of_turn: 'system',
   preempt: 'system',
   cancel_preempt: 'system',
@@ -173,8 +161,11 @@ export const FRAME_LANE: Readonly<Record<FrameType, Lane>> = {
   failure: 'system',
 }
 
-/** What the controller is given: everything but raw audio (the audio adapter turns that into edges and transcripts). */
-export type ControllerFrame = Exclude<Frame, CallerAudioFrame | TurnDecision | BargeInDecision>
+/**
+ * What the controller is given: not raw audio (the audio adapter turns it into edges and
+ * transcripts), nor what the controller itself tells or hears from its turn-taking parts.
+ */
+export type ControllerFrame = Exclude<Frame, CallerAudioFrame | AgentSpeakingFrame | TurnDecision | BargeInDecision>
 
 /** A failure as a frame, from whatever was thrown: its code when it has a sane one (ProviderError's do). */
 export function failureFrame(category: FailureCategory, err: unknown, fallbackCode: string): FailureFrame {

@@ -4,9 +4,10 @@
  * realtime pipeline, tests and the bench drive them the same way (CONVENTIONS: pure cores).
  */
 
-/** What the strategy hears: VAD edges, STT results, and a tick per audio frame (20 ms). */
+/** What the strategy hears: VAD edges, STT results, and a tick per audio frame (20 ms). Part of the call's frame union (pipeline/frames.ts). */
 export type TurnEvent =
-  | { type: 'speech_start'; at: number }
+  /** `heardAt`: when the audio that showed it arrived (the barge-in stop is timed from it). */
+  | { type: 'speech_start'; at: number; edgeAt?: number; heardAt?: number }
   /**
    * `at` is when the speech stopped, not when the VAD noticed (its hangover is already subtracted).
    * `edgeAt`, when known, is that edge as refined on the signal (the VAD's windows place it late
