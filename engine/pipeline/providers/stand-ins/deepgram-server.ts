@@ -18,6 +18,7 @@ import { pcmFromBytes, rms } from '../../../audio/index.js'
 import { BLOCK, DEFAULT_SPEECH_RMS, heardWords } from './deepgram-speech.js'
 import { controlType, credentials, metadataMessage, resultsMessage, upgradeRefusal, type DeepgramAuth, type ResultsFlags } from './deepgram-wire.js'
 import { latencySampler, type LatencySpec } from './latency.js'
+import { listening } from './http-helpers.js'
 
 export interface ScriptedUtterance {
   text: string
@@ -100,6 +101,18 @@ export interface DeepgramStandInOptions {
   idleTimeoutMs?: number
   /** Seed for the latency spread when `finalLatencyMs` carries none, so a bench run can be repeated. */
   seed?: number
+  /**
+   * What an utterance says when nothing is scripted, asked as its speech starts (`npm run
+   * stand-ins` rotates caller lines with it). Default, or undefined: an empty transcript, logged
+   * `unscripted`.
+   */
+  fallback?: (session: DeepgramSession) => ScriptedUtterance | string | undefined
+  /**
+   * Paths (prefixes) another stand-in answers on this port, e.g. the speech stand-in's Deepgram
+   * Aura handler at /v1/speak: one "deepgram" credential's base URL serves both live
+   * transcription and speech (as in the OpenAI stand-in's `mount`).
+   */
+  mount?: { prefix: string; handler: (req: http.IncomingMessage, res: http.ServerResponse) => void }[]
 }
 
 export interface DeepgramStandIn {
@@ -117,7 +130,9 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
   const sessions: DeepgramSession[] = []
   const latency = latencySampler(options.finalLatencyMs ?? { p50: 250, p95: 300 }, options.seed ?? 1)
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => (p.has('token') ? 'token' : false) })
-  const server = http.createServer((_req, res) => {
+  const server = http.createServer((req, res) => {
+    const mounted = options.mount?.find((m) => req.url?.startsWith(m.prefix))
+    if (mounted) return mounted.handler(req, res)
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ err_code: 'NOT_FOUND', err_msg: 'Not found.' }))
   })
   const sockets = new Set<WebSocket>()
@@ -211,6 +226,10 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         speechMs,
       }
     }
+    const next = (): ScriptedUtterance | undefined => {
+      const u = script.shift() ?? options.fallback?.(s)
+      return typeof u === 'string' ? { text: u } : u
+    }
     let cur: Current | null = null
     let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; endedBy: 'endpointing' | 'finalize' } | null = null
     const audioMs = () => (samples * 1000) / sampleRate
@@ -286,7 +305,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
         const now = audioMs()
         const loud = rms(block) >= threshold
         if (loud) {
-          if (!cur) cur = open(script.shift(), now)
+          if (!cur) cur = open(next(), now)
           cur.lastSpeechMs = now
           cur.lastSpeechAt = performance.now()
         } else if (cur && now - cur.lastSpeechMs >= pauseMs) {
@@ -361,7 +380,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     ws.on('error', () => {})
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  await listening(server, options.port ?? 0, options.host ?? '127.0.0.1')
   const { port } = server.address() as AddressInfo
   return {
     url: `ws://${options.host ?? '127.0.0.1'}:${port}`,

@@ -31,3 +31,17 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', done, { once: true })
   })
 }
+
+/**
+ * Listens, or rejects with the listen error (EADDRINUSE on a taken port) instead of leaving it an
+ * unhandled 'error' event, so a launcher can say which port was taken.
+ */
+export function listening(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks'
 import { checkRequest, contentText, type StandInMessage, type StandInTool, type ValidRequest } from './openai-validate.js'
 import { checkEmbeddingsRequest, embeddingsBody, synonymTable } from './openai-embeddings.js'
 import { chunkBody, completionBody, errorBody, maskKey, newId, planChunks, usageBody, type ScriptedReply, type Usage } from './openai-wire.js'
-import { closedSignal, readBody, sleep } from './http-helpers.js'
+import { closedSignal, listening, readBody, sleep } from './http-helpers.js'
 import { latencySampler, type LatencySpec } from './latency.js'
 
 export type { ScriptedReply, ScriptedToolCall } from './openai-wire.js'
@@ -96,8 +96,11 @@ export interface OpenAiStandIn {
   url: string
   requests: OpenAiRequest[]
   script(...replies: ScriptedReply[]): void
-  /** What a request nothing scripted gets, instead of the echo (null: the echo again). Never used up. */
-  fallback(reply: ScriptedReply | null): void
+  /**
+   * What a request nothing scripted gets, instead of the echo (null: the echo again). Never used up.
+   * A function is asked per request with the last user message's text; its null means the echo.
+   */
+  fallback(reply: ScriptedReply | ((lastUserText: string) => ScriptedReply | null) | null): void
   fail(...failures: OpenAiFailure[]): void
   /** A new `firstTokenLatencyMs` starts a new sampler (its spread restarts from its seed). */
   pace(p: { firstTokenLatencyMs?: LatencySpec; tokensPerSecond?: number }): void
@@ -115,7 +118,7 @@ const STATUS_ERRORS: Record<number, [string, string, string | null]> = {
 export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise<OpenAiStandIn> {
   const replies: ScriptedReply[] = []
   const keyed = new Map<string, ScriptedReply[]>()
-  let fallback: ScriptedReply | null = null
+  let fallback: ScriptedReply | ((lastUserText: string) => ScriptedReply | null) | null = null
   const failures: OpenAiFailure[] = []
   const requests: OpenAiRequest[] = []
   const settlers = new WeakMap<OpenAiRequest, (o: OpenAiOutcome) => void>()
@@ -165,7 +168,8 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     if (failure?.kind === 'status') return statusFailure(res, failure, record)
     if (failure?.kind === 'hang') return
     if (failure?.kind === 'reset' && failure.afterChunks === 0) return reset(res, record)
-    const reply = keyed.get(lastUserText(checked.request))?.shift() ?? replies.shift() ?? fallback ?? echo(checked.request)
+    const userText = lastUserText(checked.request)
+    const reply = keyed.get(userText)?.shift() ?? replies.shift() ?? (typeof fallback === 'function' ? fallback(userText) : fallback) ?? echo(checked.request)
     await answer(res, record, checked.request, reply, failure)
   }
 
@@ -300,7 +304,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
     res.end(JSON.stringify(body))
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  await listening(server, options.port ?? 0, options.host ?? '127.0.0.1')
   const { port } = server.address() as AddressInfo
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks'
 import busboy from 'busboy'
 import { parseWav } from '../../../audio/index.js'
 import { errorBody, maskKey } from './openai-wire.js'
+import { listening } from './http-helpers.js'
 
 export interface ScriptedTranscript {
   text: string
@@ -51,12 +52,16 @@ export interface TranscriptionStandInOptions {
   /** Delay before each answer (default 0). */
   latencyMs?: number
   models?: string[]
+  /** What a request gets when nothing is scripted (`npm run stand-ins` rotates caller lines with it). Default: an empty transcript. */
+  fallback?: () => ScriptedTranscript | string | undefined
 }
 
 export interface TranscriptionStandIn {
   /** Base URL to give the SDK, ending in /v1. */
   url: string
   requests: TranscriptionRequest[]
+  /** Its request handler, for another stand-in to serve /v1/audio/transcriptions on its own port (openai-server `mount`). */
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void
   script(...t: Array<ScriptedTranscript | string>): void
   fail(...f: TranscriptionFailure[]): void
   close(): Promise<void>
@@ -71,9 +76,10 @@ export async function startTranscriptionStandIn(options: TranscriptionStandInOpt
   const requests: TranscriptionRequest[] = []
   const models = options.models ?? ['whisper-1', 'gpt-4o-transcribe', 'gpt-4o-mini-transcribe']
 
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     handle(req, res).catch(() => res.destroy())
-  })
+  }
+  const server = http.createServer(handler)
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]
@@ -160,7 +166,8 @@ export async function startTranscriptionStandIn(options: TranscriptionStandInOpt
         failure.status,
         errorBody(failure.message ?? `Injected failure ${failure.status}`, failure.status >= 500 ? 'server_error' : 'invalid_request_error'),
       )
-    const scripted = script.shift()
+    const next = script.shift() ?? options.fallback?.()
+    const scripted = typeof next === 'string' ? { text: next } : next
     record.text = scripted?.text ?? ''
     record.injectedLatencyMs = scripted?.latencyMs ?? options.latencyMs ?? 0
     if (record.injectedLatencyMs > 0) await new Promise((r) => setTimeout(r, record.injectedLatencyMs))
@@ -184,11 +191,12 @@ export async function startTranscriptionStandIn(options: TranscriptionStandInOpt
     json(res, status, body)
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  await listening(server, options.port ?? 0, options.host ?? '127.0.0.1')
   const { port } = server.address() as AddressInfo
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,
     requests,
+    handler,
     script: (...t) => script.push(...t.map((x) => (typeof x === 'string' ? { text: x } : x))),
     fail: (...f) => failures.push(...f),
     close: async () => {
