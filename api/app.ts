@@ -9,6 +9,7 @@ import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
 import type { AnyRoute } from './http/route.js'
 import { DOCS_HTML } from './openapi/docs-page.js'
+import { mountClientAssets } from './client-assets/index.js'
 import { buildOpenApi } from './openapi/document.js'
 import { organizationRoutes } from './organizations/routes.js'
 import { projectRoutes } from './projects/routes.js'
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): App {
     ctx.type = 'html'
     ctx.body = DOCS_HTML
   })
+  mountClientAssets(router)
   mountRoutes(router, routes, {
     authenticator: new Authenticator(repos, services.authCache, tokens, clock),
     auditor: services.auditor,
