@@ -81,6 +81,8 @@ const PLAN = {
   }),
   ...(warmupArg && { warmupMs: warmupArg }),
   ...(windowArg && { windowMs: windowArg }),
+  /** `--all-steps`: every step runs, even after one fails (to read memory or CPU at each load). */
+  allSteps: process.argv.includes('--all-steps'),
 }
 
 // ── latency and barge-in: one scripted conversation per language ────────────────────────────────

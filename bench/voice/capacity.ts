@@ -28,6 +28,8 @@ export interface CapacityPlan {
    * cannot run is then invalid (verdict.ts). False (--no-wire): judge by the callers' jitter.
    */
   wireCapture: boolean
+  /** Run every step even after one fails (`--all-steps`: memory and CPU at each load); capacity still stops at the first failure. */
+  allSteps?: boolean
   log(msg: string): void
 }
 
@@ -195,7 +197,7 @@ export async function capacity(
       )
       if (benchP99 >= plan.lagLimitMs / 2)
         log(`warning: the bench process itself lags (p99 ${round(benchP99)} ms): jitter at ${n} sessions is partly the callers', not the engine's`)
-      if (!step.ok) break
+      if (!step.ok && !plan.allSteps) break
     }
   } finally {
     benchLag.disable()
