@@ -68,6 +68,14 @@ export class CallSession {
   private depth = 0
   private wake: TimerId | null = null
   private wakeArmedAt: number | null = null
+  /** The wake-up's timer callback and the tick frame it hands on, made once: a call ticks every 20 ms. */
+  private readonly tickFrame: Extract<ControllerFrame, { type: 'tick' }> = { type: 'tick', at: 0 }
+  private readonly onWake = (): void => {
+    this.wake = null
+    this.wakeArmedAt = null
+    this.tickFrame.at = this.clock.now()
+    this.dispatch(this.tickFrame)
+  }
 
   constructor(deps: CallSessionDeps) {
     this.deps = deps
@@ -232,13 +240,6 @@ export class CallSession {
     this.wake = null
     this.wakeArmedAt = at
     if (at === null) return
-    this.wake = this.clock.setTimer(
-      () => {
-        this.wake = null
-        this.wakeArmedAt = null
-        this.dispatch({ type: 'tick', at: this.clock.now() })
-      },
-      Math.max(0, at - this.clock.now()),
-    )
+    this.wake = this.clock.setTimer(this.onWake, Math.max(0, at - this.clock.now()))
   }
 }

@@ -49,14 +49,24 @@ export type Command =
   /** The call is over: stop everything, record `recorded`, tell the caller `reason`. */
   | { type: 'end_call'; reason: EndReason; recorded: CallEndReason }
 
-/** Where a controller writes one frame's commands, in order. */
+/**
+ * Where a controller writes one frame's commands, in order. One per controller, reset for each
+ * frame: most frames (the 20 ms ticks) decide nothing, and then nothing is allocated at all.
+ */
 export class Outbox {
-  /** Most frames (the 20 ms ticks) decide nothing: they share this empty list instead of making one. */
   private static readonly NONE: readonly Command[] = Object.freeze([])
   private list: Command[] | null = null
 
   get commands(): readonly Command[] {
     return this.list ?? Outbox.NONE
+  }
+
+  /**
+   * A new frame. The previous frame's list is left to whoever holds it (a frame handled while that
+   * list's commands run must not change it), and the next command starts a new one.
+   */
+  reset(): void {
+    this.list = null
   }
 
   do(command: Command): void {

@@ -28,7 +28,7 @@ export class CallController {
   private readonly options: ControllerOptions
   private readonly bargeInOptions: BargeInOptions
   private readonly bargeIn: BargeIn
-  private out = new Outbox()
+  private readonly out = new Outbox()
   private now = 0
   private started = false
   private ending = false
@@ -48,6 +48,8 @@ export class CallController {
   private agentSpeaking = false
   private promptedStillThere = false
   private tickDueAt: number | null = null
+  /** What a tick tells turn-taking, one object reused: they read it and keep nothing of it (20 ms, every call). */
+  private readonly tickEvent: Extract<TurnEvent, { type: 'tick' }> = { type: 'tick', at: 0 }
   private strategyWakeAt: number | null = null
 
   constructor(options: ControllerOptions) {
@@ -68,7 +70,7 @@ export class CallController {
   }
 
   handle(frame: ControllerFrame, now: number): Step {
-    this.out = new Outbox()
+    this.out.reset()
     this.now = now
     if (!this.ending) this.dispatch(frame)
     return { commands: this.out.commands, wakeAt: this.nextWakeAt }
@@ -157,7 +159,8 @@ export class CallController {
     // A timer may fire a hair early (Node's timers count whole ms): that is the frame's tick too,
     // or it would be set again for the fraction left and fire twice.
     if (this.tickDueAt !== null && now >= this.tickDueAt - TIMER_SLACK_MS) this.tickDueAt = now + TICK_MS
-    this.turnEvent({ type: 'tick', at: now })
+    this.tickEvent.at = now
+    this.turnEvent(this.tickEvent)
     const silentMs = this.caller.silentFor(now)
     if (this.ending || this.turn || this.caller.speaking || silentMs < this.options.limits.silenceTimeoutMs) return
     if (this.promptedStillThere) return this.finish('idle_timeout', 'idle_timeout')
