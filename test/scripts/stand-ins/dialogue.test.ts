@@ -1,4 +1,6 @@
 import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
 import { callerTurns, DEFAULT_DIALOGUE, Dialogue, DialogueError, MAX_LINE_CHARS, normalize, parseDialogue } from '../../../scripts/stand-ins/dialogue.js'
 
 t.test('a script file: caller lines, each with at most one agent reply; comments and blank lines skipped', async (t) => {
@@ -47,4 +49,9 @@ t.test('the default dialogue says in its replies that they are scripted', async 
   t.ok(DEFAULT_DIALOGUE.every((turn) => turn.reply !== null))
   t.match(DEFAULT_DIALOGUE[0]!.reply, /scripted stand-in, not a language model/)
   t.throws(() => new Dialogue([]), { name: 'DialogueError' })
+})
+
+t.test('docs/stand-ins.md shows the built-in dialogue as it is', async (t) => {
+  const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/stand-ins.md'), 'utf8')
+  for (const [i, turn] of DEFAULT_DIALOGUE.entries()) t.match(doc, `| ${i + 1} | ${turn.caller} | ${turn.reply} |`)
 })

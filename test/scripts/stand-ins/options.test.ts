@@ -1,5 +1,7 @@
 import t from 'tap'
-import { DEFAULT_STAND_IN_OPTIONS, parseOptions, type Parsed } from '../../../scripts/stand-ins/options.js'
+import fs from 'node:fs'
+import path from 'node:path'
+import { DEFAULT_STAND_IN_OPTIONS, parseOptions, USAGE, type Parsed } from '../../../scripts/stand-ins/options.js'
 
 const run = (p: Parsed) => {
   if (p.kind !== 'run') throw new Error(`expected run, got ${JSON.stringify(p)}`)
@@ -58,4 +60,20 @@ t.test('bad flags are usage errors that say what is wrong, and never echo an API
 t.test('-h and --help ask for the usage text', async (t) => {
   t.equal(parseOptions(['-h'], {}).kind, 'help')
   t.equal(parseOptions(['--help', '--bogus-after'], {}).kind, 'usage', 'an unknown flag is still an error')
+})
+
+t.test('docs/stand-ins.md documents every flag of the usage text, with its default', async (t) => {
+  const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/stand-ins.md'), 'utf8')
+  const flags = [...USAGE.matchAll(/^ {2}(?:-h, )?(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => f !== '--help')
+  t.equal(flags.length, 9)
+  for (const flag of flags) t.match(doc, `| \`${flag}`, flag)
+  for (const value of [
+    DEFAULT_STAND_IN_OPTIONS.openaiPort,
+    DEFAULT_STAND_IN_OPTIONS.deepgramPort,
+    DEFAULT_STAND_IN_OPTIONS.openaiKey,
+    DEFAULT_STAND_IN_OPTIONS.deepgramKey,
+  ])
+    t.match(doc, `| \`${value}\` |`, `default ${value}`)
+  t.match(doc, '`STAND_INS_OPENAI_PORT`')
+  t.match(doc, '`STAND_INS_DEEPGRAM_PORT`')
 })
