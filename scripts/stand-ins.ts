@@ -58,7 +58,10 @@ async function main(): Promise<void> {
   const stop = () => {
     if (stopping) return
     stopping = true
-    void running.close().then(() => process.exit(0))
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => fail(1, `stopping: ${(err as Error).message}`),
+    )
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)

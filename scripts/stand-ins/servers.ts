@@ -49,7 +49,7 @@ export interface StandInsConfig {
 export async function startStandIns(c: StandInsConfig): Promise<RunningStandIns> {
   const started: Array<{ close(): Promise<void> }> = []
   const closeAll = () => Promise.all(started.map((s) => s.close())).then(() => undefined)
-  const on = (which: 'openai' | 'deepgram', port: number) => (err: unknown) => {
+  const portTaken = (which: 'openai' | 'deepgram', port: number) => (err: unknown) => {
     throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? new PortTakenError(which, port) : err
   }
   try {
@@ -71,7 +71,7 @@ export async function startStandIns(c: StandInsConfig): Promise<RunningStandIns>
         { prefix: '/v1/audio/speech', handler: speech.handler },
         { prefix: '/v1/audio/transcriptions', handler: transcription.handler },
       ],
-    }).catch(on('openai', c.openaiPort))
+    }).catch(portTaken('openai', c.openaiPort))
     started.push(openai)
     openai.fallback((userText) => {
       const reply = c.dialogue.replyTo(userText)
@@ -84,7 +84,7 @@ export async function startStandIns(c: StandInsConfig): Promise<RunningStandIns>
       apiKey: c.deepgramKey,
       fallback: (session: DeepgramSession) => heard('deepgram', c.dialogue.nextLine(session)),
       mount: [{ prefix: '/v1/speak', handler: speech.handler }],
-    }).catch(on('deepgram', c.deepgramPort))
+    }).catch(portTaken('deepgram', c.deepgramPort))
     started.push(deepgram)
     return { openaiUrl: openai.url, deepgramUrl: deepgram.url.replace(/^ws/, 'http'), close: closeAll }
   } catch (err) {

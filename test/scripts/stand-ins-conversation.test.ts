@@ -25,7 +25,7 @@ t.test('--configure stores both credentials through PUT /credentials and keeps t
   t.teardown(() => a.close())
   const [openaiPort, deepgramPort] = [await freePort(), await freePort()]
   const p = startStandIns(['--openai-port', String(openaiPort), '--deepgram-port', String(deepgramPort), '--configure', '--api-key', key, '--api-url', a.url])
-  t.teardown(() => void p.child.kill('SIGKILL'))
+  t.teardown(() => p.killAll())
   await p.waitFor("--configure: stored the organization's openai credential")
   t.match(p.stdout(), `--configure: stored the organization's deepgram credential (base_url http://127.0.0.1:${deepgramPort})`)
   const stored = expectStatus(await a.request('GET', '/api/v1/credentials', { token: owner.token }), 200, 'list') as Array<{
@@ -82,7 +82,7 @@ t.test('a newcomer holds a scripted voice conversation: the printed credentials,
     await a.close()
   })
   const p = startStandIns(['--openai-port', '0', '--deepgram-port', '0', '--api-url', a.url], {}, 85_000)
-  t.teardown(() => void p.child.kill('SIGKILL'))
+  t.teardown(() => p.killAll())
   const bodies = printedCredentialBodies(await p.waitFor('Ctrl-C stops them.'))
   t.equal(bodies.length, 2)
   // What the printed curl commands send.

@@ -76,7 +76,7 @@ t.test('npm run stand-ins: says they are scripted stand-ins, prints the credenti
   const [openaiPort, deepgramPort] = [await freePort(), await freePort()]
   // One port by flag, the other by environment: both ways are documented.
   const p = startStandIns(['--openai-port', String(openaiPort)], { STAND_INS_DEEPGRAM_PORT: String(deepgramPort) })
-  t.teardown(() => void p.child.kill('SIGKILL'))
+  t.teardown(() => p.killAll())
   const out = await p.waitFor('Ctrl-C stops them.')
 
   t.match(out, /NOT real providers/, 'says plainly what they are')
@@ -167,10 +167,24 @@ t.test('npm run stand-ins: says they are scripted stand-ins, prints the credenti
 
 t.test('SIGINT (Ctrl-C) stops it cleanly too', async (t) => {
   const p = startStandIns(['--openai-port', '0', '--deepgram-port', '0'])
-  t.teardown(() => void p.child.kill('SIGKILL'))
+  t.teardown(() => p.killAll())
   await p.waitFor('Ctrl-C stops them.')
   p.child.kill('SIGINT')
   t.same(await p.exited, { code: 0, signal: null })
+})
+
+t.test('through npm as documented: `npm run stand-ins -- <flags>` passes the flags, and SIGTERM to npm frees the ports', async (t) => {
+  const [openaiPort, deepgramPort] = [await freePort(), await freePort()]
+  const p = startStandIns(['--openai-port', String(openaiPort), '--deepgram-port', String(deepgramPort)], {}, 60_000, { viaNpm: true })
+  t.teardown(() => p.killAll())
+  t.match(await p.waitFor('Ctrl-C stops them.', 30_000), `OpenAI stand-in    http://127.0.0.1:${openaiPort}/v1`)
+  // npm signals its child; the script line execs tsx, which passes the signal on (no orphan holding the ports).
+  p.child.kill('SIGTERM')
+  await p.exited
+  const deadline = Date.now() + 5000
+  while (!((await portIsFree(openaiPort)) && (await portIsFree(deepgramPort))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  t.ok(await portIsFree(openaiPort), 'the OpenAI port is free')
+  t.ok(await portIsFree(deepgramPort), 'the Deepgram port is free')
 })
 
 t.test('a port in use: exit 1 naming the port and the flag that changes it, no stack trace', async (t) => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import net from 'node:net'
 import path from 'node:path'
 
-/** Helpers for the tests that run `npm run stand-ins` as a real process (what the script line runs: tsx scripts/stand-ins.ts). */
+/** Helpers for the tests that run `npm run stand-ins` as a real process. */
 
 const ROOT = path.resolve(import.meta.dirname, '../../..')
 
@@ -13,14 +13,28 @@ export interface StandInsProcess {
   /** Resolves once stdout holds `text`; rejects after `timeoutMs` or when the process exits first. */
   waitFor(text: string, timeoutMs?: number): Promise<string>
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** SIGKILL to its whole process group (npm, sh, tsx and node when run through npm): a test's teardown. */
+  killAll(): void
 }
 
-/** Starts the command; it is SIGKILLed after `killAfterMs` whatever happens, so a test never hangs. */
-export function startStandIns(args: string[], env: Record<string, string> = {}, killAfterMs = 60_000): StandInsProcess {
+/**
+ * Starts the command in a process group of its own; the group is SIGKILLed after `killAfterMs`
+ * whatever happens, so a test never hangs or leaves a process behind. `viaNpm` runs it as a
+ * newcomer does, `npm run stand-ins -- …`; otherwise tsx is a loader of this node (one process).
+ */
+export function startStandIns(args: string[], env: Record<string, string> = {}, killAfterMs = 60_000, o: { viaNpm?: boolean } = {}): StandInsProcess {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STAND_INS_') && k !== 'OZAN_API_KEY'))
-  // tsx as a loader of this node rather than the tsx binary, which runs the script in a child
-  // process of its own: a SIGKILL (a test's last resort) would orphan that child, ports and all.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/stand-ins.ts', ...args], { cwd: ROOT, env: { ...clean, ...env } })
+  const [command, commandArgs] = o.viaNpm
+    ? ['npm', ['run', '--silent', 'stand-ins', '--', ...args]]
+    : [process.execPath, ['--import', 'tsx', 'scripts/stand-ins.ts', ...args]]
+  const child = spawn(command, commandArgs, { cwd: ROOT, env: { ...clean, ...env }, detached: true })
+  const killAll = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      // The group is gone already.
+    }
+  }
   let out = ''
   let err = ''
   const waiters = new Set<() => void>()
@@ -29,7 +43,7 @@ export function startStandIns(args: string[], env: Record<string, string> = {}, 
     for (const w of waiters) w()
   })
   child.stderr.on('data', (d) => (err += d))
-  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+  const timer = setTimeout(killAll, killAfterMs)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => {
       clearTimeout(timer)
@@ -42,6 +56,7 @@ export function startStandIns(args: string[], env: Record<string, string> = {}, 
     stdout: () => out,
     stderr: () => err,
     exited,
+    killAll,
     waitFor: (text, timeoutMs = 20_000) =>
       new Promise((resolve, reject) => {
         const deadline = setTimeout(() => done(new Error(`no "${text}" within ${timeoutMs} ms; stdout:\n${out}\nstderr:\n${err}`)), timeoutMs)
