@@ -32,6 +32,8 @@ interface PageGlobals {
   /** [performance.now(), peak |sample| over the analyser's last 256 samples]. */
   output: Array<[number, number]>
   micLive(): boolean
+  /** Microphone tracks the page was given that are still live. */
+  liveTracks(): number
   startCall(o: StartOptions): void
   call: {
     setMicMuted(m: boolean): void
@@ -60,6 +62,7 @@ Object.assign(window, {
   log,
   output,
   call: null,
+  liveTracks: () => streams.flatMap((s) => s.getTracks()).filter((t) => t.readyState === 'live').length,
   micLive: () => streams.some((s) => s.getTracks().some((t) => t.readyState === 'live')),
   startCall(o) {
     const call = new WebCall({ token: o.token, wsUrl: o.wsUrl })
