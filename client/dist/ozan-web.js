@@ -328,11 +328,11 @@ var AudioGraph = class _AudioGraph {
       const level = this.meter.push(mono);
       if (level !== null) this.post({ type: "level", level });
       const count = this.resampler.process(mono, this.resampled);
-      for (const pcm of this.frames.push(this.resampled, count)) this.port.postMessage({ type: "frame", pcm }, [pcm]);
+      for (const pcm of this.frames.push(this.resampled, count)) this.post({ type: "frame", pcm }, [pcm]);
       return true;
     }
-    post(message) {
-      this.port.postMessage(message);
+    post(message, transfer = []) {
+      this.port.postMessage(message, transfer);
     }
   };
   registerProcessor(CAPTURE_PROCESSOR, CaptureProcessor);

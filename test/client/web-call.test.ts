@@ -170,6 +170,8 @@ t.test(
         `analyser window 256 samples = ${(256 / 44.1).toFixed(1)} ms at 44.1 kHz, read every ~2-4 ms)`,
     )
     t.ok(flushMs < 50, `flushed within 50 ms (${flushMs.toFixed(1)} ms)`)
+    const next = output.find(([at, peak]) => at > silentAt![0] && peak > AUDIBLE)
+    t.comment(`the interrupting line audible from clear + ${next ? (next[0] - clear.atMs).toFixed(0) : '?'} ms`)
 
     // The microphone: unmuted, frames flow; muted again, none after the mute message.
     await page.call((call) => call.setMicMuted(false))

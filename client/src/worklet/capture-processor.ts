@@ -34,12 +34,13 @@ class CaptureProcessor extends AudioWorkletProcessor {
     const level = this.meter.push(mono)
     if (level !== null) this.post({ type: 'level', level })
     const count = this.resampler.process(mono, this.resampled)
-    for (const pcm of this.frames.push(this.resampled, count)) this.port.postMessage({ type: 'frame', pcm } satisfies CaptureMessage, [pcm])
+    // Transferred, not copied: each frame is a fresh buffer the worklet lets go of.
+    for (const pcm of this.frames.push(this.resampled, count)) this.post({ type: 'frame', pcm }, [pcm])
     return true
   }
 
-  private post(message: CaptureMessage): void {
-    this.port.postMessage(message)
+  private post(message: CaptureMessage, transfer: Transferable[] = []): void {
+    this.port.postMessage(message, transfer)
   }
 }
 
