@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import t, { type Test } from 'tap'
 import type { ManualClock } from '../../core/index.js'
 import { expectStatus } from '../helpers/tenancy-fixtures.js'
@@ -16,6 +18,7 @@ import { startWsProxy, type Relayed } from './ws-proxy.js'
 
 const skip = skipWithoutChromium() || (await skipWithoutEspeak())
 const mic = skip ? '' : writeFakeMicWav(timeline(2000, await speak('my name is Alice', 'en'), 40_000).pcm, 16_000)
+if (mic) t.teardown(() => fs.rmSync(path.dirname(mic), { recursive: true, force: true }))
 
 /** Output reads (peak |sample| of the last 256 rendered samples) at or below this are silence. */
 const SILENT = 1e-4
