@@ -172,7 +172,8 @@ t.test(
       `clear → silence at the page's output: ${flushMs.toFixed(1)} ms (the read before the clear: peak ${lastRead[1].toFixed(3)}; ` +
         `analyser window 256 samples = ${(256 / 44.1).toFixed(1)} ms at 44.1 kHz, read every ~2-4 ms)`,
     )
-    t.ok(flushMs < 50, `flushed within 50 ms (${flushMs.toFixed(1)} ms)`)
+    // How fast is measured by bench/browser-call.ts (goal ≤ 50 ms), not asserted on a shared machine;
+    // that the jitter buffer drops what it holds on clear is jitter-buffer.test.ts's.
     const next = output.find(([at, peak]) => at > silentAt![0] && peak > AUDIBLE)
     t.comment(`the interrupting line audible from clear + ${next ? (next[0] - clear.atMs).toFixed(0) : '?'} ms`)
 
