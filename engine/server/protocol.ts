@@ -40,6 +40,7 @@ export const CloseReason = {
   [CloseCode.normal]: 'normal',
   [CloseCode.goingAway]: 'server_shutdown',
   [CloseCode.invalidPayload]: 'invalid_utf8',
+  [CloseCode.tooLarge]: 'message_too_large',
   [CloseCode.internalError]: 'internal_error',
   [CloseCode.tokenInvalid]: 'token_invalid',
   [CloseCode.tokenExpired]: 'token_expired',

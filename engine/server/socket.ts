@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
+import { CloseCode, CloseReason } from './protocol.js'
 
 export type SocketKind = 'uws' | 'ws'
 
@@ -127,7 +128,7 @@ export type ResolvedSocketOptions = SocketServerOptions & typeof DEFAULT_SOCKET_
 
 /** The transport hard cap; see SocketServerOptions.maxPayloadBytes. */
 export const hardPayloadCap = (o: ResolvedSocketOptions): number => o.maxPayloadBytes * 2
-export const TOO_LARGE = { code: 1009, reason: 'message_too_large' } as const
+export const TOO_LARGE = { code: CloseCode.tooLarge, reason: CloseReason[CloseCode.tooLarge] } as const
 /**
  * Invalid UTF-8 in a text message (RFC 6455 §8.1: fail the connection; §7.4.1: 1007). Both
  * transports report it to the session as this, whatever reached the wire: ws sends a 1007 close
