@@ -10,6 +10,7 @@ import { mountRoutes } from './http/mount.js'
 import type { AnyRoute } from './http/route.js'
 import { DOCS_HTML } from './openapi/docs-page.js'
 import { mountClientAssets } from './client-assets/index.js'
+import { mountCallPage } from './call-page/index.js'
 import { buildOpenApi } from './openapi/document.js'
 import { organizationRoutes } from './organizations/routes.js'
 import { projectRoutes } from './projects/routes.js'
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): App {
     ctx.body = DOCS_HTML
   })
   mountClientAssets(router)
+  mountCallPage(router)
   mountRoutes(router, routes, {
     authenticator: new Authenticator(repos, services.authCache, tokens, clock),
     auditor: services.auditor,
