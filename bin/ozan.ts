@@ -75,7 +75,12 @@ async function main(): Promise<void> {
   if (server) {
     // With OZAN_PORT=0 the OS picks the port; show the one actually bound.
     const base = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${server.port}`) : config.publicUrl
-    lines.push(`  API:       ${base}/api/v1`, `  OpenAPI:   ${base}/api/v1/openapi.json`, `  Reference: ${base}/docs`)
+    lines.push(
+      `  Call page: ${base}/call (talk to an agent from the browser)`,
+      `  API:       ${base}/api/v1`,
+      `  OpenAPI:   ${base}/api/v1/openapi.json`,
+      `  Reference: ${base}/docs`,
+    )
   }
   if (engine) lines.push(`  Engine:    ${services.webCalls.wsUrl()} (${engine.kind})`)
   lines.push(`  Data:      ${config.databaseFile}`, '', '')
