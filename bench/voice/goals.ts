@@ -45,6 +45,7 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
   const hooks = scenarios['webhooks']
   const kb = scenarios['knowledge-search']
   const cq = scenarios['conversation-quality']
+  const browser = scenarios['browser-call']
   const capacitySteps = voice && typeof voice === 'object' ? (voice as { capacity?: { steps?: unknown[] } }).capacity?.steps : undefined
   // A step marked invalid (its wire capture failed) was not judged: only valid steps measure capacity.
   const judgedSteps = (capacitySteps ?? []).filter((s) => (s as { valid?: unknown })?.valid !== false)
@@ -87,5 +88,15 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
       (pick(cq, 'pauses.short_n') ?? 0) > 0 ? pick(cq, 'pauses.premature_short') : null,
       (v) => v === 0,
     ),
+    // What @ozan/web adds in Chromium beyond the engine's own voice-to-voice, and how soon a `clear` silences sounding audio.
+    check(
+      'browser-call',
+      'library-added p95 (mouth-to-ear − engine v2v)',
+      '≤ 30 ms',
+      'ms',
+      pickDist(browser, 'mouth_to_ear.library_added_ms', 'p95'),
+      (v) => v <= 30,
+    ),
+    check('browser-call', 'clear → output silent p95 (flush)', '≤ 50 ms', 'ms', pickDist(browser, 'flush.clear_to_silent_ms', 'p95'), (v) => v <= 50),
   ]
 }

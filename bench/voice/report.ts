@@ -4,6 +4,8 @@
  * table per scenario) and an SVG of the voice latencies and capacity steps. Pure, so a synthetic
  * VoiceBenchResult can be checked without running a bench.
  */
+import { browserCallTables } from '../browser/report.js'
+import type { BrowserCallResult } from '../browser/result.js'
 import { conversationQualityTables } from '../conversation-quality/report.js'
 import type { ConversationQualityResult } from '../conversation-quality/scores.js'
 import { checkGoals, pick, type GoalCheck } from './goals.js'
@@ -94,6 +96,8 @@ function scenarioTable(name: string, r: unknown): string[] {
     }
     case 'conversation-quality':
       return conversationQualityTables(r as Partial<ConversationQualityResult>)
+    case 'browser-call':
+      return browserCallTables(r as Partial<BrowserCallResult>)
     default:
       return ["See the JSON report for this scenario's figures."]
   }
@@ -157,6 +161,7 @@ function voiceTables(r: VoiceBenchResult): string[] {
 function svg(input: ReportInput): string {
   const v = input.scenarios['voice-calls'] as Partial<VoiceBenchResult> | undefined
   const cq = input.scenarios['conversation-quality'] as Partial<ConversationQualityResult> | undefined
+  const browser = input.scenarios['browser-call'] as Partial<BrowserCallResult> | undefined
   const dist = (d: Distribution | undefined) => (d && d.n > 0 ? d : null)
   const steps: CapacityStep[] = v?.capacity?.steps ?? []
   return chartSvg({
@@ -168,6 +173,12 @@ function svg(input: ReportInput): string {
       { label: 'barge-in engine part', dist: dist(v?.barge_in?.engine_stop_ms), goalMs: 10 },
       // 95 % within 150 ms of the onset is the p95 at 150 ms (conversation-quality).
       ...(cq ? [{ label: 'barge-in stop from onset', dist: dist(cq.barge_ins?.stop_ms), goalMs: 150 }] : []),
+      ...(browser
+        ? [
+            { label: 'browser: library adds', dist: dist(browser.mouth_to_ear?.library_added_ms), goalMs: 30 },
+            { label: 'browser: clear → silent', dist: dist(browser.flush?.clear_to_silent_ms), goalMs: 50 },
+          ]
+        : []),
     ],
     steps,
   })
