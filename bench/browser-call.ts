@@ -11,19 +11,22 @@
  * finds, at the sample, where the microphone's sound ends and starts and where the output's does.
  *
  * 1. Turns: mouth-to-ear = the microphone's speech end → the first agent audio at the library's
- *    output, both found by level on the AudioContext's sample clock (exact to the sample). Beside
- *    it the engine's own `metrics.voice_to_voice_ms` for the same turn (its refined speech end on
- *    the caller's audio clock → its first agent frame sent), and what the library adds: the
- *    difference. It holds the capture worklet's resampler (~0.9 ms) and its 20 ms frame assembly
- *    as far as the engine's audio clock does not take it back (it places the speech end by the
- *    frame's arrival less the audio after the end), the main thread's hops to the socket, the two
- *    loopback hops, the playback side (socket → worklet → the jitter buffer's 60 ms prebuffer, met
- *    at once when the engine's 60 ms playout lead arrives together → the next render quantum:
- *    `playback_ms`), and the difference between the engine's speech-end edge (the end of the last
- *    loud 8 ms block, so 0–8 ms after the last loud sample) and the page's (the last sample over
- *    the threshold). It does not hold what a real device adds outside the AudioContext: the
- *    microphone's capture buffer before the graph and the output's latency after it (headless
- *    Chromium has no sound card; its fake devices stand in).
+ *    output, both found by level on the AudioContext's sample clock, exact to the sample (the tap
+ *    reads every sample: no analyser window, no polling). Beside it the engine's own
+ *    `metrics.voice_to_voice_ms` for the same turn (its refined speech end, placed on the caller's
+ *    audio clock → its first agent frame sent), and what the library adds: the difference. That
+ *    holds, on the way in, the capture worklet's resampler (~0.9 ms) and its 20 ms frames: the
+ *    graph renders the microphone a device buffer (10 ms here) at a time, and the engine's audio
+ *    clock places the speech end at a frame's arrival less the audio after the end, as if audio
+ *    came in real time, so where a frame ends within its render burst moves the figure by up to
+ *    ~10 ms, from turn to turn and from run to run; the main thread's hop to the socket and the
+ *    loopback hop; and the engine's edge against the page's (the end of the last loud 8 ms block,
+ *    0–8 ms after the last loud sample, ~3 ms on these lines). On the way
+ *    out, the loopback hop and `playback_ms`: socket → playback worklet → the jitter buffer's
+ *    60 ms prebuffer (met on arrival: the engine's 60 ms playout lead comes as three frames within
+ *    ~2 ms) → the next render burst. It does not hold what a real device adds outside the
+ *    AudioContext: the microphone's buffers before the graph and the output's latency after it
+ *    (headless Chromium has no sound card; its fake devices stand in), nor a real network.
  * 2. Barge-ins: lines spoken over the agent's long replies, with the default barge-in settings:
  *    the engine pauses playout as its VAD hears the caller, then sends `clear` once two words
  *    confirm it. The caller's onset → the output silent is the whole barge-in as heard; the clear
@@ -169,6 +172,9 @@ async function main(): Promise<void> {
       if (res.status !== 202) throw new Error(`control ${body['action']}: ${res.status} ${(await res.text()).slice(0, 200)}`)
     }
     const flushClears: number[] = []
+    // Each line starts well over 250 ms after the one before ended: the jitter buffer counts audio
+    // coming back sooner after running dry as an underrun (a closer reply then a flush line did).
+    await sleep(600)
     for (let k = 0; k < PLAN.flushes; k++) {
       const since = await page.now()
       await control({ action: 'say', text: FLUSH_LINE })
@@ -178,8 +184,7 @@ async function main(): Promise<void> {
       await control({ action: 'say', text: 'Cut.', interrupt: true })
       const clear = await page.event('clear', {}, 5000, since)
       flushClears.push(clear.atMs)
-      // The interrupting line plays in full before the next round, which starts well over 250 ms
-      // after it: the jitter buffer counts audio returning sooner after running dry as an underrun.
+      // The interrupting line plays in full before the next round (600 ms after it, as above).
       const cut = await page.event('transcript', { role: 'agent', text: 'Cut.', final: true }, 10_000, clear.atMs)
       await page.event('status', 'listening', 5000, cut.atMs)
       await sleep(600)

@@ -18,7 +18,7 @@ export function browserCallTables(r: Partial<BrowserCallResult>): string[] {
   const c = r.config
   return [
     c
-      ? `Chromium ${r.machine?.chromium ?? '?'}, AudioContext at ${c.sample_rate_hz} Hz; end-of-turn wait ${c.end_of_turn_wait_ms} ms; ${c.turns} turns, ${c.barge_ins} barge-ins, ${c.flushes} flushes.`
+      ? `${r.machine?.chromium ?? 'Chromium (version unknown)'}, AudioContext at ${c.sample_rate_hz} Hz; end-of-turn wait ${c.end_of_turn_wait_ms} ms; ${c.turns} turns, ${c.barge_ins} barge-ins, ${c.flushes} flushes.`
       : '',
     '',
     '| figure (ms) | n | p50 | p95 | max |',

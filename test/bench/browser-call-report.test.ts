@@ -115,7 +115,7 @@ t.test('markdown: the goal rows and the scenario table; svg: two more boxes with
   const r = buildReport(input({ 'browser-call': browser() }))
   t.match(r.markdown, /\| browser-call \| library-added p95 \(mouth-to-ear − engine v2v\) \| 13\.4 ms \| ≤ 30 ms \| ✅ met \|/)
   t.match(r.markdown, /\| browser-call \| clear → output silent p95 \(flush\) \| 9\.1 ms \| ≤ 50 ms \| ✅ met \|/)
-  t.match(r.markdown, /## browser-call\n\nChromium Chromium 156\.0, AudioContext at 44100 Hz/)
+  t.match(r.markdown, /## browser-call\n\nChromium 156\.0, AudioContext at 44100 Hz/)
   t.match(r.markdown, /\| library adds \(mouth-to-ear − engine\) \| 14 \| 5\.5 \| 13\.4 \| 14\.4 \|/)
   t.match(r.markdown, /\| barge-in: clear → output silent \(negative: silent before\) \| 6 \| -663 \| -615 \| -614 \|/)
   t.match(r.markdown, /caller frames dropped 0 of 5336 sent/)
