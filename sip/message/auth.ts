@@ -1,15 +1,19 @@
 import { isToken, isWs, quote, scanQuoted, skipWs } from './charset.js'
 
+/** token68 (RFC 7235 §2.1), the form of Bearer credentials in SIP (RFC 8898 §6). */
+const TOKEN68 = /^[A-Za-z0-9._~+/-]+=*$/
+
 /**
  * WWW-Authenticate, Proxy-Authenticate, Authorization and Proxy-Authorization (§20.27, §20.28,
  * §20.7, §20.44; RFC 2617 §3.2): auth-scheme LWS auth-param *(COMMA auth-param), each
- * auth-param = name EQUAL ( token / quoted-string ). These fields are never split on commas.
- * Names are case-insensitive (kept lower-cased); values are kept unquoted.
+ * auth-param = name EQUAL ( token / quoted-string ), or auth-scheme LWS token68. These fields are
+ * never split on commas. Names are case-insensitive (kept lower-cased); values are kept unquoted.
  */
 export class AuthHeader {
   constructor(
     readonly scheme: string,
     readonly params: ReadonlyMap<string, string>,
+    readonly token68?: string,
   ) {}
 
   get isDigest(): boolean {
@@ -22,6 +26,7 @@ export class AuthHeader {
 
   /** Quotes every value except those RFC 2617 writes as tokens (algorithm, stale, nc, and qop in credentials). */
   serialize(): string {
+    if (this.token68 !== undefined) return `${this.scheme} ${this.token68}`
     const parts: string[] = []
     const credentials = this.params.has('response')
     for (const [name, value] of this.params) {
@@ -40,6 +45,7 @@ export class AuthHeader {
     if (!isToken(scheme)) return undefined
     const params = new Map<string, string>()
     i = skipWs(s, i)
+    if (scheme.toLowerCase() !== 'digest' && TOKEN68.test(s.slice(i))) return new AuthHeader(scheme, params, s.slice(i))
     while (i < s.length) {
       const nameStart = i
       while (i < s.length && s[i] !== '=' && s[i] !== ',' && !isWs(s.charCodeAt(i))) i++

@@ -26,6 +26,10 @@ export class SipHeaderError extends Error {
 
 type Parser = (value: string) => unknown
 
+function keyOf(name: string): string {
+  return canonicalName(name).toLowerCase()
+}
+
 /** Contact = STAR / contact-param *(COMMA contact-param) (§20.10); `*` stands alone. */
 function parseContact(value: string): NameAddr | '*' | undefined {
   if (value === '*') return '*'
@@ -75,6 +79,8 @@ const PARSERS: ReadonlyMap<string, Parser> = new Map<string, Parser>([
 /** Header fields in order, looked up case-insensitively, with typed accessors parsed once. */
 export class SipHeaders implements Iterable<SipHeader> {
   readonly #list: readonly SipHeader[]
+  /** Lower-cased names, index for index: an unknown name keeps its spelling but matches in any case. */
+  readonly #keys: readonly string[]
   readonly #typed = new Map<string, readonly unknown[]>()
 
   constructor(fields: Iterable<SipHeader | readonly [string, string]> = []) {
@@ -82,6 +88,7 @@ export class SipHeaders implements Iterable<SipHeader> {
       const [name, value] = Array.isArray(f) ? f : [(f as SipHeader).name, (f as SipHeader).value]
       return { name: canonicalName(name), value }
     })
+    this.#keys = this.#list.map((h) => h.name.toLowerCase())
   }
 
   get size(): number {
@@ -97,13 +104,15 @@ export class SipHeaders implements Iterable<SipHeader> {
   }
 
   get(name: string): string | undefined {
-    const key = canonicalName(name)
-    return this.#list.find((h) => h.name === key)?.value
+    const at = this.#keys.indexOf(keyOf(name))
+    return at < 0 ? undefined : this.#list[at]!.value
   }
 
   getAll(name: string): string[] {
-    const key = canonicalName(name)
-    return this.#list.filter((h) => h.name === key).map((h) => h.value)
+    const key = keyOf(name)
+    const values: string[] = []
+    for (let i = 0; i < this.#list.length; i++) if (this.#keys[i] === key) values.push(this.#list[i]!.value)
+    return values
   }
 
   has(name: string): boolean {
@@ -112,37 +121,30 @@ export class SipHeaders implements Iterable<SipHeader> {
 
   /** A copy with the value appended after the last field of that name (or at the end). */
   with(name: string, value: string): SipHeaders {
-    const key = canonicalName(name)
-    let at = this.#list.length
-    for (let i = this.#list.length - 1; i >= 0; i--) {
-      if (this.#list[i]!.name === key) {
-        at = i + 1
-        break
-      }
-    }
-    return new SipHeaders([...this.#list.slice(0, at), { name: key, value }, ...this.#list.slice(at)])
+    const at = this.#keys.lastIndexOf(keyOf(name))
+    const index = at < 0 ? this.#list.length : at + 1
+    return new SipHeaders([...this.#list.slice(0, index), { name, value }, ...this.#list.slice(index)])
   }
 
   /** A copy with the value placed before any other of that name (a new top Via, §8.1.1.7). */
   prepend(name: string, value: string): SipHeaders {
-    const key = canonicalName(name)
-    const at = this.#list.findIndex((h) => h.name === key)
+    const at = this.#keys.indexOf(keyOf(name))
     const index = at < 0 ? this.#list.length : at
-    return new SipHeaders([...this.#list.slice(0, index), { name: key, value }, ...this.#list.slice(index)])
+    return new SipHeaders([...this.#list.slice(0, index), { name, value }, ...this.#list.slice(index)])
   }
 
   /** A copy with every field of that name replaced by `values`, where the first one stood. */
   set(name: string, ...values: string[]): SipHeaders {
-    const key = canonicalName(name)
-    const at = this.#list.findIndex((h) => h.name === key)
-    const rest = this.#list.filter((h) => h.name !== key)
+    const key = keyOf(name)
+    const at = this.#keys.indexOf(key)
+    const rest = this.#list.filter((_, i) => this.#keys[i] !== key)
     const index = at < 0 ? rest.length : at
-    return new SipHeaders([...rest.slice(0, index), ...values.map((value) => ({ name: key, value })), ...rest.slice(index)])
+    return new SipHeaders([...rest.slice(0, index), ...values.map((value) => ({ name, value })), ...rest.slice(index)])
   }
 
   without(name: string): SipHeaders {
-    const key = canonicalName(name)
-    return new SipHeaders(this.#list.filter((h) => h.name !== key))
+    const key = keyOf(name)
+    return new SipHeaders(this.#list.filter((_, i) => this.#keys[i] !== key))
   }
 
   /** The first field, by its canonical name, whose value does not parse; undefined when all do. */

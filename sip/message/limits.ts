@@ -1,6 +1,7 @@
 /**
  * Bounds on what the parser reads. Every limit reached is answered with a typed parse error, so
- * no input can make the parser allocate or scan past them.
+ * no input can make the parser allocate or scan past them. They also hold for the message as
+ * serialize() writes it, so a message that parses parses again once written out.
  */
 export interface SipLimits {
   /**
@@ -9,9 +10,15 @@ export interface SipLimits {
    * stream parser buffers for one message.
    */
   readonly maxMessageBytes: number
-  /** Header field values after list splitting (a Via with three comma-separated values counts 3). */
+  /**
+   * Header field values after list splitting (a Via with three comma-separated values counts 3),
+   * Content-Length included as one even when absent, since serialize() always writes it.
+   */
   readonly maxHeaderCount: number
-  /** Bytes of the start line and of each header field line; also of a field once its folded lines are joined. */
+  /**
+   * Bytes of the start line and of each header field line as received, and of each field value as
+   * serialize() writes it ("Name: value", folded lines joined, one value of a list per line).
+   */
   readonly maxLineBytes: number
   /** Via values: 71 is the originator plus 70 hops, the Max-Forwards a UAC starts with (§8.1.1.6). */
   readonly maxViaCount: number

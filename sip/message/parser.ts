@@ -112,6 +112,7 @@ function parse(input: Buffer, transport: 'datagram' | 'stream', limits: SipLimit
   const contentLengths: string[] = []
   const rawVias: string[] = []
   let vias = 0
+  let written = Buffer.byteLength(startLineText) + 2
   for (const field of raw) {
     const name = canonicalName(field.name)
     const value = field.parts.join(' ')
@@ -126,8 +127,16 @@ function parse(input: Buffer, transport: 'datagram' | 'stream', limits: SipLimit
       values = split.values
       if (split.emptyElement) fail('bad_header', name)
     }
-    for (const v of values) fields.push({ name, value: v })
-    if (fields.length > limits.maxHeaderCount) return fatal('too_many_headers')
+    for (const v of values) {
+      // Limits hold for the message as serialize() writes it ("Name: value" per line), so whatever
+      // parses here also parses again once written out: folding joins lines, compact names grow.
+      const bytes = Buffer.byteLength(name) + 2 + Buffer.byteLength(v)
+      if (bytes > limits.maxLineBytes) return fatal('header_too_long')
+      written += bytes + 2
+      fields.push({ name, value: v })
+    }
+    // Content-Length counts as one field even when absent: serialize() always writes it.
+    if (fields.length + Math.max(1, contentLengths.length) > limits.maxHeaderCount) return fatal('too_many_headers')
     if (name === 'Via') vias += values.length
   }
   if (vias > limits.maxViaCount) fail('too_many_vias')
@@ -151,6 +160,9 @@ function parse(input: Buffer, transport: 'datagram' | 'stream', limits: SipLimit
     else body = Buffer.from(input.subarray(bodyStart, bodyStart + length))
   } else if (transport === 'stream') fail('missing_content_length')
   else body = Buffer.from(input.subarray(bodyStart))
+
+  written += `Content-Length: ${body.length}\r\n\r\n`.length + body.length
+  if (written > limits.maxMessageBytes) return fatal('too_large')
 
   if (first) {
     const reply = kind === 'request' ? replyContext(startLineText, headers, rawVias) : undefined

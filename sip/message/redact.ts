@@ -32,7 +32,8 @@ export function redactSipText(text: string): string {
     .map((line) => {
       const colon = line.indexOf(':')
       const name = colon < 0 ? '' : line.slice(0, colon).trim()
-      if (/^(SIP\/|[A-Za-z]+ [^ ]+ SIP\/)/i.test(line) || colon < 0 || !/^[A-Za-z0-9.!%*_+`'~-]+$/.test(name)) {
+      // A start line, a body line or anything else that is no field: only URI passwords to mask.
+      if (colon < 0 || !/^[A-Za-z0-9.!%*_+`'~-]+$/.test(name)) {
         return line.replace(URI_PASSWORD, `$1:${MASK}@`)
       }
       return `${line.slice(0, colon + 1)}${redactValue(name, line.slice(colon + 1))}`

@@ -1,4 +1,4 @@
-import { allIn, escapeOutside, PARAM, PASSWORD, URI_HEADER, URIC, USER, unescapeIn } from './charset.js'
+import { escapeOutside, PARAM, PASSWORD, URI_HEADER, URIC, USER, unescapeIn } from './charset.js'
 import { parseHostPort } from './host.js'
 import { type ParamValue, Params } from './params.js'
 
@@ -198,9 +198,4 @@ function parseUriHeaders(s: string): Array<readonly [string, string]> | undefine
     headers.push([name, value])
   }
   return headers
-}
-
-/** True when `s` is made only of characters a URI may carry (no LWS, quotes or angle brackets). */
-export function looksLikeUriText(s: string): boolean {
-  return allIn(URIC, s.replaceAll('%', 'a').replaceAll('[', 'a').replaceAll(']', 'a'))
 }
