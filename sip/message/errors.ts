@@ -99,6 +99,10 @@ function reasonFor(code: SipParseErrorCode, kind: SipParseError['kind'], header?
   }
 }
 
+/**
+ * Builds an error. `reply` holds raw header values (a From may carry a URI password), so it is not
+ * enumerable: logging the error (JSON, pino, util.inspect) shows the code and reason, never them.
+ */
 export function parseError(code: SipParseErrorCode, kind: SipParseError['kind'], extra: { header?: string; reply?: ReplyContext } = {}): SipParseError {
   const error: SipParseError = {
     code,
@@ -106,7 +110,7 @@ export function parseError(code: SipParseErrorCode, kind: SipParseError['kind'],
     status: code === 'version_not_supported' ? 505 : 400,
     reason: reasonFor(code, kind, extra.header),
     ...(extra.header === undefined ? {} : { header: extra.header }),
-    ...(extra.reply === undefined ? {} : { reply: extra.reply }),
   }
+  if (extra.reply !== undefined) Object.defineProperty(error, 'reply', { value: extra.reply, enumerable: false })
   return error
 }

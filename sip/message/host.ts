@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net'
+import { isIPv6 } from 'node:net'
 
 // host = hostname / IPv4address / IPv6reference (§25.1).
 
@@ -20,14 +20,20 @@ export function isHostname(s: string): boolean {
   return (top >= 0x41 && top <= 0x5a) || (top >= 0x61 && top <= 0x7a)
 }
 
-/** IPv4address: four decimal octets; node's check also refuses leading zeros, as RFC 3986 does. */
+/** IPv4address = 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT (§25.1): leading zeros allowed, each at most 255. */
 export function isIPv4Address(s: string): boolean {
-  return isIPv4(s)
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s)
+  return m !== null && m.slice(1).every((octet) => Number(octet) <= 255)
+}
+
+/** IPv6 as RFC 3261 writes it: no zone identifier (a '%' would read as an escape in a URI). */
+function isIPv6Address(s: string): boolean {
+  return !s.includes('%') && isIPv6(s)
 }
 
 /** IPv6reference = "[" IPv6address "]" */
 export function isIPv6Reference(s: string): boolean {
-  return s.length > 2 && s.startsWith('[') && s.endsWith(']') && isIPv6(s.slice(1, -1))
+  return s.length > 2 && s.startsWith('[') && s.endsWith(']') && isIPv6Address(s.slice(1, -1))
 }
 
 export function isHost(s: string): boolean {
@@ -36,7 +42,7 @@ export function isHost(s: string): boolean {
 
 /** Via's received (§20.42, RFC 3581): an IP address, IPv6 with or without brackets. */
 export function isAddress(s: string): boolean {
-  return isIPv4(s) || isIPv6(s) || isIPv6Reference(s)
+  return isIPv4Address(s) || isIPv6Address(s) || isIPv6Reference(s)
 }
 
 /**

@@ -1,4 +1,5 @@
 // No credential may reach a log: Digest responses, other schemes' credentials, passwords in URIs.
+import { inspect } from 'node:util'
 import t from 'tap'
 import { parseSipMessage, redactForLog, redactSipText, type SipMessage } from '../../../sip/index.js'
 
@@ -60,4 +61,14 @@ t.test('redactSipText masks raw text too, even a message that does not parse', a
   const text = redactSipText(raw)
   for (const secret of SECRETS) t.notMatch(text, secret)
   t.match(text, 'CSeq: broken')
+})
+
+t.test('a parse error, logged, carries no header value: what a 400 copies is not enumerable', async (t) => {
+  const raw = message().serialize().toString().replace('CSeq: 1826 REGISTER', 'CSeq: 1826 INVITE')
+  const result = parseSipMessage(Buffer.from(raw))
+  if (result.ok) throw new Error('expected a CSeq mismatch')
+  t.ok(result.error.reply?.to.includes('hunter2'), 'the 400 can still copy To as received')
+  t.notMatch(JSON.stringify(result.error), 'hunter2')
+  t.notMatch(inspect(result.error, { depth: 5 }), 'hunter2')
+  t.same(Object.keys(result.error).sort(), ['code', 'kind', 'reason', 'status'])
 })
