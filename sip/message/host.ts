@@ -23,7 +23,7 @@ export function isHostname(s: string): boolean {
 /** IPv4address = 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT (§25.1): leading zeros allowed, each at most 255. */
 export function isIPv4Address(s: string): boolean {
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s)
-  return m !== null && m.slice(1).every((octet) => Number(octet) <= 255)
+  return m?.slice(1).every((octet) => Number(octet) <= 255) === true
 }
 
 /** IPv6 as RFC 3261 writes it: no zone identifier (a '%' would read as an escape in a URI). */
