@@ -35,11 +35,9 @@ export class SipRequest {
     return serializeMessage(`${this.method} ${this.uri.serialize()} ${SIP_VERSION}`, this.headers, this.body)
   }
 
-  /** Parses a request; a response (or anything else) comes back as an error. */
+  /** Parses a request; a response comes back as an error. */
   static parse(input: Buffer, options?: ParseOptions): ParseResult<SipRequest> {
-    const result = parseSipMessage(input, options)
-    if (!result.ok || result.message instanceof SipRequest) return result as ParseResult<SipRequest>
-    return { ok: false, error: parseError('bad_start_line', 'response') }
+    return parseOnly<SipRequest>(input, options, 'request')
   }
 }
 
@@ -58,10 +56,15 @@ export class SipResponse {
 
   /** Parses a response; a request comes back as an error. */
   static parse(input: Buffer, options?: ParseOptions): ParseResult<SipResponse> {
-    const result = parseSipMessage(input, options)
-    if (!result.ok || result.message instanceof SipResponse) return result as ParseResult<SipResponse>
-    return { ok: false, error: parseError('bad_start_line', 'request') }
+    return parseOnly<SipResponse>(input, options, 'response')
   }
 }
 
 export type SipMessage = SipRequest | SipResponse
+
+/** parseSipMessage keeping one kind: the other kind's start line is not the one asked for. */
+function parseOnly<M extends SipMessage>(input: Buffer, options: ParseOptions | undefined, kind: M['kind']): ParseResult<M> {
+  const result = parseSipMessage(input, options)
+  if (!result.ok || result.message.kind === kind) return result as ParseResult<M>
+  return { ok: false, error: parseError('bad_start_line', result.message.kind) }
+}

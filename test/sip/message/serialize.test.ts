@@ -148,3 +148,13 @@ t.test('Digest challenge and credentials MUST round-trip with the quoting RFC 26
     t.equal(AuthHeader.parse(bad), undefined, bad)
   }
 })
+
+t.test('SipRequest.parse and SipResponse.parse take only their own kind', async (t) => {
+  const request = torture('lwsdisp')
+  const response = torture('noreason')
+  t.ok(SipRequest.parse(request).ok)
+  t.ok(SipResponse.parse(response).ok)
+  const wrong = SipRequest.parse(response)
+  t.same(!wrong.ok && [wrong.error.code, wrong.error.kind], ['bad_start_line', 'response'])
+  t.notOk(SipResponse.parse(request).ok)
+})
