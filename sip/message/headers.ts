@@ -1,5 +1,5 @@
 import { AuthHeader } from './auth.js'
-import { parseBoundedInt } from './charset.js'
+import { isToken, parseBoundedInt } from './charset.js'
 import { EventHeader, SubscriptionState } from './event.js'
 import { canonicalName } from './header-names.js'
 import { MediaType } from './media-type.js'
@@ -86,6 +86,8 @@ export class SipHeaders implements Iterable<SipHeader> {
   constructor(fields: Iterable<SipHeader | readonly [string, string]> = []) {
     this.#list = [...fields].map((f) => {
       const [name, value] = Array.isArray(f) ? f : [(f as SipHeader).name, (f as SipHeader).value]
+      // field-name = token (§25.1): anything else written out would break the message.
+      if (!isToken(name)) throw new TypeError(`not a header field name: ${JSON.stringify(name)}`)
       return { name: canonicalName(name), value }
     })
     this.#keys = this.#list.map((h) => h.name.toLowerCase())

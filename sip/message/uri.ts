@@ -34,6 +34,10 @@ export class SipUri {
     params?: Params
     headers?: ReadonlyArray<readonly [string, string]>
   }) {
+    // The host and port are written as they are: refuse what would not parse back (a URI built in code).
+    if (!parseHostPort(init.port === undefined ? init.host : `${init.host}:${init.port}`)) {
+      throw new TypeError(`not a SIP URI host and port: ${JSON.stringify(init.host)} ${init.port ?? ''}`)
+    }
     this.scheme = init.scheme ?? 'sip'
     this.user = init.user
     this.#password = init.password

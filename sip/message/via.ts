@@ -17,7 +17,12 @@ export class Via {
     readonly params: Params = Params.empty,
     readonly protocolName = 'SIP',
     readonly protocolVersion = '2.0',
-  ) {}
+  ) {
+    const sentBy = port === undefined ? host : `${host}:${port}`
+    if (![transport, protocolName, protocolVersion].every(isToken) || !parseHostPort(sentBy)) {
+      throw new TypeError(`not a Via: ${JSON.stringify([transport, sentBy])}`)
+    }
+  }
 
   /** sent-by as written: host [ ":" port ]. */
   get sentBy(): string {

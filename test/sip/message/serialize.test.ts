@@ -158,3 +158,11 @@ t.test('SipRequest.parse and SipResponse.parse take only their own kind', async 
   t.same(!wrong.ok && [wrong.error.code, wrong.error.kind], ['bad_start_line', 'response'])
   t.notOk(SipResponse.parse(request).ok)
 })
+
+t.test('values built in code that could not be written out are refused up front', async (t) => {
+  t.throws(() => new SipHeaders([['X-Evil\r\nInjected', 'v']]), TypeError, 'a field name must be a token')
+  t.throws(() => new SipUri({ host: 'evil.com>\r\nX: y' }), TypeError)
+  t.throws(() => new SipUri({ host: 'example.com', port: 70000 }), TypeError)
+  t.throws(() => new Via('UDP', 'bad host', undefined), TypeError)
+  t.doesNotThrow(() => new SipUri({ host: '[2001:db8::1]', port: 5060 }))
+})
