@@ -2,7 +2,7 @@ import { isToken, isWs, trimWs } from './charset.js'
 import { parseError, type ReplyContext, type SipParseError, type SipParseErrorCode } from './errors.js'
 import { canonicalName, LIST_HEADERS, SINGLE_HEADERS, STRICT_LISTS } from './header-names.js'
 import { type SipHeader, SipHeaders } from './headers.js'
-import { resolveLimits, type SipLimits } from './limits.js'
+import { DEFAULT_LIMITS, resolveLimits, type SipLimits } from './limits.js'
 import { SipRequest, SipResponse, type SipMessage } from './message.js'
 import { parseContentLength } from './scalars.js'
 import { splitList } from './split.js'
@@ -26,11 +26,12 @@ const CRLFCRLF = Buffer.from('\r\n\r\n')
 const EMPTY = Buffer.alloc(0)
 
 /**
- * Parses one SIP message (§7). Never throws: every malformed or oversized input comes back as a
- * typed error, with what a server needs to answer a malformed request (§8.2.6.2).
+ * Parses one SIP message (§7). Never throws on any input: every malformed or oversized message
+ * comes back as a typed error, with what a server needs to answer a malformed request (§8.2.6.2).
+ * (Limits that are not positive integers are a programming error and throw a RangeError.)
  */
 export function parseSipMessage(input: Buffer, options: ParseOptions = {}): ParseResult {
-  const limits = resolveLimits(options.limits)
+  const limits = options.limits ? resolveLimits(options.limits) : DEFAULT_LIMITS
   try {
     return parse(input, options.transport ?? 'datagram', limits)
   } catch {
