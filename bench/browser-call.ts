@@ -49,7 +49,7 @@ import { CHROMIUM_PATH, launchChromium, writeFakeMicWav } from '../test/helpers/
 import { espeakAvailable } from '../test/helpers/speech.js'
 import { openCallPage, servePage } from '../test/client/call-page.js'
 import { buildPlan } from './browser/plan.js'
-import { bargeInTimings, dist, flushTimings, matchLines, stretches, turnTimings, type Logged, type PageRecord } from './browser/measure.js'
+import { bargeInTimings, dist, flushTimings, matchLines, outputHoles, stretches, turnTimings, type Logged, type PageRecord } from './browser/measure.js'
 import { INIT_SCRIPT, installTap, readTimings } from './browser/page-tap.js'
 import type { BrowserCallResult } from './browser/result.js'
 import { runStamp, writeResult } from './lib/report.js'
@@ -203,6 +203,9 @@ async function main(): Promise<void> {
     const bargeIns = bargeInTimings(plan.lines, matched, record)
     const flushes = flushTimings(flushClears, record)
     for (const m of missed) log(`missed: ${m}`)
+    const holes = outputHoles(record)
+    for (const h of holes)
+      log(`output hole at ${h.at_ms.toFixed(0)} ms: ${h.hole_ms.toFixed(1)} ms quiet; the socket's longest wait around it ${h.socket_gap_ms.toFixed(1)} ms`)
     if (process.env.BENCH_BROWSER_DUMP) fs.writeFileSync(process.env.BENCH_BROWSER_DUMP, JSON.stringify({ plan: plan.lines, record, flushClears }, null, 1))
 
     const rest = turns.map((t) =>
@@ -261,6 +264,7 @@ async function main(): Promise<void> {
       stats: {
         playback_underruns: stats['playbackUnderruns'] ?? 0,
         playback_underruns_in_flushes: (stats['playbackUnderruns'] ?? 0) - (beforeFlushes['playbackUnderruns'] ?? 0),
+        output_holes: holes,
         caller_frames_dropped: stats['callerFramesDropped'] ?? 0,
         frames_sent: stats['framesSent'] ?? 0,
         agent_bytes_received: stats['agentBytesReceived'] ?? 0,

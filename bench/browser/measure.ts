@@ -195,4 +195,40 @@ export function flushTimings(clearsAt: number[], r: PageRecord): FlushTiming[] {
   })
 }
 
+/**
+ * Holes in the agent's audio at the output: quiet of `minMs` to `maxMs` between two stretches of
+ * sound (shorter ones are the engine's zero-padded phrase ends, longer ones the agent not speaking),
+ * not right after a `clear`. Each says whether the socket went quiet first: the longest wait between
+ * two agent audio messages around it. A wait far beyond the 20 ms frame pace means the engine sent
+ * nothing (upstream); a hole with the messages on time would be the page's own.
+ */
+export function outputHoles(r: PageRecord, minMs = 10, maxMs = 300): OutputHole[] {
+  const out = stretches(r.edges, 'out', r.rateHz)
+  const clears = r.log.filter((e) => e.name === 'clear').map((e) => e.atMs)
+  const holes: OutputHole[] = []
+  for (let i = 1; i < out.length; i++) {
+    const before = out[i - 1]!
+    const after = out[i]!
+    if (before.off === null || before.offAt === null) continue
+    const holeMs = ((after.on - before.off) * 1000) / r.rateHz
+    if (holeMs < minMs || holeMs > maxMs) continue
+    if (clears.some((at) => at <= before.offAt! && before.offAt! - at < 300)) continue
+    // The messages from well before the hole (what the buffer held) to its end.
+    const around = r.agentAudioAt.filter((at) => at >= before.offAt! - 200 && at <= after.onAt)
+    let socketGap = 0
+    for (let k = 1; k < around.length; k++) socketGap = Math.max(socketGap, around[k]! - around[k - 1]!)
+    holes.push({ at_ms: round(before.offAt), hole_ms: round(holeMs), socket_gap_ms: round(socketGap) })
+  }
+  return holes
+}
+
+export interface OutputHole {
+  /** When the output went quiet (page clock). */
+  at_ms: number
+  /** How long it stayed quiet (sample clock). */
+  hole_ms: number
+  /** The longest wait between two agent audio messages at the socket from 200 ms before the hole to its end. */
+  socket_gap_ms: number
+}
+
 export const dist = (values: Array<number | null>): Distribution => distribution(values.filter((v): v is number => v !== null))

@@ -34,6 +34,12 @@ export function browserCallTables(r: Partial<BrowserCallResult>): string[] {
     row('flush: clear → output silent (audio playing)', r.flush?.clear_to_silent_ms),
     '',
     `Barge-ins cleared ${num(b?.honoured, 0)}/${num(b?.n, 0)}; playback underruns ${num(s?.playback_underruns, 0)} (${num(s?.playback_underruns_in_flushes, 0)} in the flush phase); caller frames dropped ${num(s?.caller_frames_dropped, 0)} of ${num(s?.frames_sent, 0)} sent.`,
+    ...(s?.output_holes?.length
+      ? [
+          '',
+          `Holes in the output: ${s.output_holes.length} (${s.output_holes.map((h) => `at ${num(h.at_ms, 0)} ms: ${num(h.hole_ms)} ms quiet, the socket waited ${num(h.socket_gap_ms)} ms`).join('; ')}).`,
+        ]
+      : []),
     ...(m?.missed.length ? ['', `Turns not timed: ${m.missed.join('; ')}.`] : []),
   ]
 }

@@ -3,6 +3,7 @@
  * (bench/voice/goals.ts, bench/browser/report.ts). Durations in ms.
  */
 import type { Distribution, LatencyTarget } from '../voice/result.js'
+import type { OutputHole } from './measure.js'
 
 /** One caller turn: its speech end → the reply's first sound at the page's output, beside the engine's own figure. */
 export interface TurnTiming {
@@ -96,6 +97,8 @@ export interface BrowserCallResult {
     playback_underruns: number
     /** Of them, during the flush phase (the rest: turns and barge-ins). */
     playback_underruns_in_flushes: number
+    /** Holes of 10–300 ms in the output (the jitter buffer counts an underrun when audio returns within 250 ms of running dry) not caused by a clear, each with the socket's longest wait around it (where an underrun came from). */
+    output_holes: OutputHole[]
     caller_frames_dropped: number
     frames_sent: number
     agent_bytes_received: number

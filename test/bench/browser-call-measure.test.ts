@@ -1,5 +1,5 @@
 import t from 'tap'
-import { bargeInTimings, flushTimings, matchLines, type PageRecord, stretches, turnTimings, type Logged } from '../../bench/browser/measure.js'
+import { bargeInTimings, flushTimings, matchLines, outputHoles, type PageRecord, stretches, turnTimings, type Logged } from '../../bench/browser/measure.js'
 import type { TapEdge } from '../../bench/browser/page-tap.js'
 import { buildPlan, PLAN_RATE_HZ, type PlannedLine } from '../../bench/browser/plan.js'
 
@@ -175,4 +175,21 @@ t.test('flushTimings: clear → the end of the sound playing at it (page clock),
     { playing_at_clear: false, clear_to_silent_ms: null },
     { playing_at_clear: false, clear_to_silent_ms: null },
   ])
+})
+
+t.test('outputHoles: 10–300 ms of quiet not after a clear, with the socket’s longest wait around each', async (t) => {
+  const edges = [
+    edge('out', 'on', 0, 0),
+    edge('out', 'off', 500, 500),
+    edge('out', 'on', 507, 507), // 7 ms: a zero-padded phrase end
+    edge('out', 'off', 1000, 1000),
+    edge('out', 'on', 1080, 1080), // 80 ms: the socket waited 150 ms before it
+    edge('out', 'off', 2000, 2000),
+    edge('out', 'on', 2070, 2070), // 70 ms right after a clear: a flush and the next line
+    edge('out', 'off', 2500, 2500),
+    edge('out', 'on', 3000, 3000), // 500 ms: the agent not speaking
+  ]
+  const agentAudioAt = [760, 780, 800, 820, 840, 860, 880, 900, 920, 1070, 1071, 1072]
+  const record: PageRecord = { rateHz: RATE, edges, agentAudioAt, log: [ev('clear', 1998)] }
+  t.same(outputHoles(record), [{ at_ms: 1000, hole_ms: 80, socket_gap_ms: 150 }])
 })

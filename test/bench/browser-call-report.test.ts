@@ -50,6 +50,7 @@ function browser(over: Partial<BrowserCallResult> = {}): BrowserCallResult {
     stats: {
       playback_underruns: 0,
       playback_underruns_in_flushes: 0,
+      output_holes: [{ at_ms: 820.3, hole_ms: 80.6, socket_gap_ms: 157.5 }],
       caller_frames_dropped: 0,
       frames_sent: 5336,
       agent_bytes_received: 640_000,
@@ -119,6 +120,7 @@ t.test('markdown: the goal rows and the scenario table; svg: two more boxes with
   t.match(r.markdown, /\| library adds \(mouth-to-ear − engine\) \| 14 \| 5\.5 \| 13\.4 \| 14\.4 \|/)
   t.match(r.markdown, /\| barge-in: clear → output silent \(negative: silent before\) \| 6 \| -663 \| -615 \| -614 \|/)
   t.match(r.markdown, /caller frames dropped 0 of 5336 sent/)
+  t.match(r.markdown, /Holes in the output: 1 \(at 820 ms: 80\.6 ms quiet, the socket waited 157\.5 ms\)/)
   t.match(r.svg, /browser: library adds/)
   t.match(r.svg, /p95 goal 30\.0/)
   t.match(r.svg, /p95 goal 50\.0/)
