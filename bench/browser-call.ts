@@ -81,9 +81,11 @@ const TIMING = {
  * The tap's thresholds. Microphone: −50 dBFS (the fake microphone's silence is digital zero), with
  * 300 ms of quiet to end a stretch (bridging espeak-ng's stops and the 150 ms inner pauses). Output:
  * −60 dBFS, 2 ms of quiet (the stand-in's tone at −12 dBFS never stays under it that long; a
- * flushed buffer plays exact zeros).
+ * flushed buffer plays exact zeros). And the engine's own rule for the speech end on the same
+ * microphone (the last 8 ms block of −53 dBFS mean power, engine/vad/refine.ts over digital
+ * silence), to tell its share of the library-added figure (`edge_gap_ms`).
  */
-const TAP = { mic: { threshold: 0.00316, holdMs: 300 }, out: { threshold: 0.001, holdMs: 2 } }
+const TAP = { mic: { threshold: 0.00316, holdMs: 300, blockDbfs: -53 }, out: { threshold: 0.001, holdMs: 2 } }
 
 const SHORT_REPLY = 'Certainly.'
 const FLUSH_LINE = 'This line plays for a while so that it can be cut short by another one, as a barge-in would cut it.'
@@ -233,7 +235,13 @@ async function main(): Promise<void> {
         barge_ins: PLAN.bargeIns,
         flushes: PLAN.flushes,
         sample_rate_hz: rateHz,
-        tap: { mic_threshold: TAP.mic.threshold, mic_hold_ms: TAP.mic.holdMs, out_threshold: TAP.out.threshold, out_hold_ms: TAP.out.holdMs },
+        tap: {
+          mic_threshold: TAP.mic.threshold,
+          mic_hold_ms: TAP.mic.holdMs,
+          mic_block_dbfs: TAP.mic.blockDbfs,
+          out_threshold: TAP.out.threshold,
+          out_hold_ms: TAP.out.holdMs,
+        },
       },
       mouth_to_ear: {
         turns: turns.length,
@@ -243,6 +251,7 @@ async function main(): Promise<void> {
         library_added_ms: dist(turns.map((t) => t.library_added_ms)),
         playback_ms: dist(turns.map((t) => t.playback_ms)),
         rest_ms: dist(rest),
+        edge_gap_ms: dist(turns.map((t) => t.edge_gap_ms)),
         samples: turns,
       },
       barge_in: {

@@ -33,6 +33,8 @@ export interface Stretch {
   /** The page-clock arrival of its edges (`offAt` is `holdMs` after `off` was rendered). */
   onAt: number
   offAt: number | null
+  /** The end of its last loud 8 ms block, when the tap looked for it (page-tap.ts, `blockDbfs`). */
+  blockOff?: number | null
 }
 
 /** The page's record of one call. */
@@ -65,6 +67,7 @@ export function stretches(edges: TapEdge[], input: TapEdge['input'], rateHz = 48
     } else if (last && last.off === null) {
       last.off = e.frame
       last.offAt = e.receivedAt
+      if (e.blockEnd !== undefined) last.blockOff = e.blockEnd >= last.on ? e.blockEnd : null
     }
   }
   return out
@@ -136,6 +139,7 @@ export function turnTimings(lines: PlannedLine[], matched: Array<Stretch | null>
       engine_v2v_ms: v2v,
       library_added_ms: v2v === null ? null : round(mouthToEar - v2v),
       playback_ms: firstAudio === undefined ? null : round(reply.onAt - firstAudio),
+      edge_gap_ms: typeof mic.blockOff === 'number' ? round(ms(mic.blockOff - micOff)) : null,
     })
   })
   return timings

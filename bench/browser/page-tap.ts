@@ -28,6 +28,8 @@ export interface TapEdge {
    * rendering the quantum that decides the edge: `frame`'s own for `on`, `holdMs` later for `off`.
    */
   receivedAt: number
+  /** `off` of an input with `blockDbfs`: the end of its last loud 8 ms block (the engine's rule for a speech end). */
+  blockEnd?: number
 }
 
 export interface TapOptions {
@@ -35,6 +37,8 @@ export interface TapOptions {
   threshold: number
   /** Quiet needed between two stretches of sound, in ms (bridges the stops and inner pauses of speech). */
   holdMs: number
+  /** Also find where the engine's rule would put a sound's end: the last 8 ms block at or above this mean power. */
+  blockDbfs?: number
 }
 
 export interface PageTimings {
@@ -75,7 +79,21 @@ class BenchTap extends AudioWorkletProcessor {
   constructor(options) {
     super()
     const o = options.processorOptions
-    this.inputs = o.inputs.map((x) => ({ name: x.name, threshold: x.threshold, hold: Math.round((x.holdMs * sampleRate) / 1000), loud: false, quiet: Infinity, lastLoud: -1 }))
+    this.inputs = o.inputs.map((x) => ({
+      name: x.name,
+      threshold: x.threshold,
+      hold: Math.round((x.holdMs * sampleRate) / 1000),
+      loud: false,
+      quiet: Infinity,
+      lastLoud: -1,
+      // The engine's rule for a speech end, on this audio: the end of the last 8 ms block whose
+      // mean power reaches blockDbfs (engine/vad/refine.ts), blocks from this node's first frame.
+      blockPower: x.blockDbfs === undefined ? null : Math.pow(10, x.blockDbfs / 10),
+      blockLength: Math.round(0.008 * sampleRate),
+      blockSum: 0,
+      blockFill: 0,
+      lastLoudBlockEnd: -1,
+    }))
   }
   process(inputs) {
     const start = currentFrame
@@ -86,6 +104,14 @@ class BenchTap extends AudioWorkletProcessor {
       const n = ch ? ch.length : 128
       for (let i = 0; i < n; i++) {
         const v = ch ? Math.abs(ch[i]) : 0
+        if (d.blockPower !== null) {
+          d.blockSum += v * v
+          if (++d.blockFill === d.blockLength) {
+            if (d.blockSum / d.blockLength >= d.blockPower) d.lastLoudBlockEnd = start + i + 1
+            d.blockSum = 0
+            d.blockFill = 0
+          }
+        }
         if (v >= d.threshold) {
           if (!d.loud) {
             d.loud = true
@@ -95,7 +121,9 @@ class BenchTap extends AudioWorkletProcessor {
           d.quiet = 0
         } else if (++d.quiet === d.hold && d.loud) {
           d.loud = false
-          this.port.postMessage({ input: d.name, kind: 'off', frame: d.lastLoud + 1 })
+          const off = { input: d.name, kind: 'off', frame: d.lastLoud + 1 }
+          if (d.blockPower !== null) off.blockEnd = d.lastLoudBlockEnd
+          this.port.postMessage(off)
         }
       }
     }
@@ -148,7 +176,7 @@ export async function installTap(page: Page, o: { mic: TapOptions; out: TapOptio
       const bench = w.__bench
       bench.sampleRateHz = ctx.sampleRate
       tap.port.onmessage = (e: MessageEvent<Omit<TapEdge, 'receivedAt'>>) => {
-        bench.edges.push({ input: e.data.input, kind: e.data.kind, frame: e.data.frame, receivedAt: performance.now() })
+        bench.edges.push({ ...e.data, receivedAt: performance.now() })
       }
       // The newest stream is the one the library feeds its capture worklet with.
       ctx.createMediaStreamSource(bench.streams.at(-1)!).connect(tap, 0, 0)

@@ -27,6 +27,8 @@ export function browserCallTables(r: Partial<BrowserCallResult>): string[] {
     row("engine's voice-to-voice, same turns", m?.engine_v2v_ms),
     row('library adds (mouth-to-ear − engine)', m?.library_added_ms),
     row('… of it, socket → output', m?.playback_ms),
+    row('… the rest (way in, hops, speech-end rules)', m?.rest_ms),
+    row("engine's speech-end rule − the page's, on the page's audio", m?.edge_gap_ms),
     row('barge-in: onset → output silent', b?.onset_to_silent_ms),
     row('barge-in: onset → last agent audio at the socket', b?.onset_to_last_audio_ms),
     row('barge-in: last agent audio → output silent', b?.drain_ms),

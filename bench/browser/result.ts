@@ -16,6 +16,12 @@ export interface TurnTiming {
   library_added_ms: number | null
   /** First agent audio message at the page's socket → first agent audio at the output (page clock). */
   playback_ms: number | null
+  /**
+   * The engine's rule for the speech end applied to the page's microphone (end of the last 8 ms
+   * block at −53 dBFS mean power, another block phase than the engine's) − the page's speech end
+   * (sample clock): how much later the engine's edge lies by its definition alone.
+   */
+  edge_gap_ms: number | null
 }
 
 /** One interruption spoken over the agent. */
@@ -60,7 +66,7 @@ export interface BrowserCallResult {
     flushes: number
     sample_rate_hz: number
     /** The tap's thresholds (|sample|) and holds. */
-    tap: { mic_threshold: number; mic_hold_ms: number; out_threshold: number; out_hold_ms: number }
+    tap: { mic_threshold: number; mic_hold_ms: number; mic_block_dbfs: number; out_threshold: number; out_hold_ms: number }
   }
   mouth_to_ear: {
     turns: number
@@ -73,6 +79,8 @@ export interface BrowserCallResult {
     playback_ms: Distribution
     /** library_added_ms − playback_ms: capture to the engine's socket, both loopback hops, the engine's VAD edge against the page's. */
     rest_ms: Distribution
+    /** The engine's edge rule against the page's, on the page's audio (TurnTiming.edge_gap_ms). */
+    edge_gap_ms: Distribution
     samples: TurnTiming[]
   }
   barge_in: {

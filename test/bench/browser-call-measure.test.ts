@@ -100,7 +100,7 @@ function turnPage(): { lines: PlannedLine[]; record: PageRecord } {
   const lines = [line('turn', 'hello there', 1000, 2000), line('turn', 'next one', 5000, 6000)]
   const edges = [
     edge('mic', 'on', 1000, 9000),
-    edge('mic', 'off', 2000, 9100),
+    { ...edge('mic', 'off', 2000, 9100), blockEnd: 2006 }, // the engine's rule ends it 6 ms later
     edge('out', 'on', 2810, 9200), // 810 ms after the speech end on the sample clock
     edge('out', 'off', 3000, 9250),
     edge('mic', 'on', 5000, 12000),
@@ -119,7 +119,7 @@ t.test('turnTimings: mouth-to-ear on the sample clock, the engine v2v of the sam
   const { lines, record } = turnPage()
   const missed: string[] = []
   const timings = turnTimings(lines, matchLines(lines, stretches(record.edges, 'mic'), RATE), record, missed)
-  t.same(timings, [{ text: 'hello there', mouth_to_ear_ms: 810, engine_v2v_ms: 800, library_added_ms: 10, playback_ms: 7 }])
+  t.same(timings, [{ text: 'hello there', mouth_to_ear_ms: 810, engine_v2v_ms: 800, library_added_ms: 10, playback_ms: 7, edge_gap_ms: 6 }])
   t.same(missed, ['turn 1 "next one": no agent audio at the output before the next line'])
 })
 

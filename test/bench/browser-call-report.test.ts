@@ -23,7 +23,7 @@ function browser(over: Partial<BrowserCallResult> = {}): BrowserCallResult {
       barge_ins: 6,
       flushes: 8,
       sample_rate_hz: 44_100,
-      tap: { mic_threshold: 0.00316, mic_hold_ms: 300, out_threshold: 0.001, out_hold_ms: 2 },
+      tap: { mic_threshold: 0.00316, mic_hold_ms: 300, mic_block_dbfs: -53, out_threshold: 0.001, out_hold_ms: 2 },
     },
     mouth_to_ear: {
       turns: 14,
@@ -33,6 +33,7 @@ function browser(over: Partial<BrowserCallResult> = {}): BrowserCallResult {
       library_added_ms: d(5.5, 13.4),
       playback_ms: d(6.9, 12.2),
       rest_ms: d(-2.3, 3.3),
+      edge_gap_ms: d(3, 7),
       samples: [],
     },
     barge_in: {
