@@ -2,15 +2,18 @@
  * What browser-call adds to the call page (test/client/call-page.ts) to time a call on the page's
  * own clocks, without touching the library:
  *
- * - an init script, run before the page's own script: it keeps the microphone streams the page is
- *   given (for a second analysis of the same track), stamps every binary WebSocket message the
+ * - an init script, run before the page's own script: it keeps the MediaStreamSource nodes the
+ *   page creates (the library's microphone source), stamps every binary WebSocket message the
  *   library receives (agent audio) with performance.now(), and defines the `__name` helper that
  *   functions compiled by tsx carry into the page (the tests run under ts-node, which has none);
- * - a tap: an AudioWorklet node in the call's own AudioContext with two inputs, the microphone
- *   (its own MediaStreamSource on the library's track) and the library's output node (what the
- *   caller hears). On the audio thread it sees every sample of both, so each edge (sound starts,
- *   sound stops) is found at the sample, by `currentFrame`: the AudioContext's sample clock, one
- *   clock for the microphone and the output alike. Each edge's message is also stamped with
+ * - a tap: an AudioWorklet node in the call's own AudioContext with two inputs, the library's own
+ *   microphone source node (not a second source on the same track: each source node has its own
+ *   FIFO from the track into the graph, and a second one got the same sample at another frame,
+ *   −0.7, +9.3, then −7.8 and +2.2 ms off in three runs, jumping by 10 ms within the last) and the
+ *   library's output node (what the caller hears). On the audio thread it sees every sample of
+ *   both as the library's worklets do, so each edge (sound starts, sound stops) is found at the
+ *   sample, by `currentFrame`: the AudioContext's sample clock, one clock for the microphone and
+ *   the output alike. Each edge's message is also stamped with
  *   performance.now() when the main thread gets it: the audio thread posts it while rendering the
  *   quantum that holds the edge, so the stamp is the instant the graph rendered it (plus the
  *   message's hop), on the clock of the library's events.
@@ -53,13 +56,13 @@ export const INIT_SCRIPT = `(() => {
   // tsx compiles with esbuild's keepNames, which wraps named functions in __name(fn, 'name'); the
   // functions Playwright sends to the page (call-page.ts's among them) carry those calls with them.
   window.__name = (fn) => fn
-  const bench = { streams: [], agentAudioAt: [], edges: [], sampleRateHz: 0 }
+  const bench = { sources: [], agentAudioAt: [], edges: [], sampleRateHz: 0 }
   window.__bench = bench
-  const getUserMedia = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices)
-  navigator.mediaDevices.getUserMedia = async (c) => {
-    const s = await getUserMedia(c)
-    bench.streams.push(s)
-    return s
+  const createMediaStreamSource = AudioContext.prototype.createMediaStreamSource
+  AudioContext.prototype.createMediaStreamSource = function (stream) {
+    const node = createMediaStreamSource.call(this, stream)
+    bench.sources.push(node)
+    return node
   }
   const NativeWebSocket = window.WebSocket
   window.WebSocket = class extends NativeWebSocket {
@@ -134,7 +137,7 @@ registerProcessor('bench-tap', BenchTap)
 `
 
 interface BenchGlobals {
-  __bench: PageTimings & { streams: MediaStream[] }
+  __bench: PageTimings & { sources: MediaStreamAudioSourceNode[] }
   call: { audioContext: AudioContext | null; outputNode: AudioNode | null; status: string } | null
 }
 
@@ -146,7 +149,7 @@ export async function installTap(page: Page, o: { mic: TapOptions; out: TapOptio
   await page.waitForFunction(
     () => {
       const w = window as unknown as BenchGlobals
-      return Boolean(w.call?.audioContext && w.call.outputNode && w.__bench.streams.length > 0)
+      return Boolean(w.call?.audioContext && w.call.outputNode && w.__bench.sources.length > 0)
     },
     undefined,
     { timeout: o.timeoutMs ?? 10_000, polling: 20 },
@@ -178,8 +181,8 @@ export async function installTap(page: Page, o: { mic: TapOptions; out: TapOptio
       tap.port.onmessage = (e: MessageEvent<Omit<TapEdge, 'receivedAt'>>) => {
         bench.edges.push({ ...e.data, receivedAt: performance.now() })
       }
-      // The newest stream is the one the library feeds its capture worklet with.
-      ctx.createMediaStreamSource(bench.streams.at(-1)!).connect(tap, 0, 0)
+      // The newest source is the one feeding the library's capture worklet (a device switch makes another).
+      bench.sources.at(-1)!.connect(tap, 0, 0)
       w.call!.outputNode!.connect(tap, 0, 1)
       // Keeps the node (and its port) reachable for as long as the page lives.
       ;(window as unknown as { __benchTap: AudioWorkletNode }).__benchTap = tap
