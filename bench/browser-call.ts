@@ -17,12 +17,12 @@
  *    audio clock → its first agent frame sent), and what the library adds: the difference. That
  *    holds, on the way in, the capture worklet's resampler (~0.9 ms) and its 20 ms frames: the
  *    graph renders the microphone a device buffer (10 ms here) at a time, and the engine's audio
- *    clock places the speech end at a frame's arrival less the audio after the end, as if audio
- *    came in real time, so where a frame ends within its render burst moves the figure by up to
- *    ~10 ms, from turn to turn and from run to run; the main thread's hop to the socket and the
- *    loopback hop; and the engine's edge against the page's (the end of the last loud 8 ms block,
- *    0–8 ms after the last loud sample, ~3 ms on these lines). On the way
- *    out, the loopback hop and `playback_ms`: socket → playback worklet → the jitter buffer's
+ *    clock dates the speech end by its latest frame's arrival less the audio after the end, as if
+ *    frames came in real time: they come as the graph renders and the main thread gets to them, so
+ *    that dating moves the figure by about ±10 ms from turn to turn; the main thread's hop to the
+ *    socket and the loopback hop; and the engine's edge against the page's (the end of the last
+ *    loud 8 ms block, 0–8 ms after the last loud sample: the tap applies that rule too,
+ *    `edge_gap_ms`). On the way out, the loopback hop and `playback_ms`: socket → playback worklet → the jitter buffer's
  *    60 ms prebuffer (met on arrival: the engine's 60 ms playout lead comes as three frames within
  *    ~2 ms) → the next render burst. It does not hold what a real device adds outside the
  *    AudioContext: the microphone's buffers before the graph and the output's latency after it
