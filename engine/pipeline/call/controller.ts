@@ -65,10 +65,6 @@ export class CallController {
     return this.status
   }
 
-  get ended(): boolean {
-    return this.ending
-  }
-
   handle(frame: ControllerFrame, now: number): Step {
     this.out.reset()
     this.now = now

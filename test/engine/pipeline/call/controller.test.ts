@@ -285,7 +285,7 @@ t.test('max duration ends the call, whatever is going on', async (t) => {
   greeted(d)
   answered(d, 'talk forever')
   t.same(d.at(3_000).at(-1), 'end_call max_duration (max_duration)')
-  t.ok(d.controller.ended)
+  t.equal(d.controller.callStatus, 'ended')
 })
 
 t.test('every failure category ends the call with its code; a workflow warning does not', async (t) => {
@@ -306,7 +306,7 @@ t.test('every failure category ends the call with its code; a workflow warning d
     'emit error upstream_timeout',
     'record runtime_error',
   ])
-  t.notOk(d.controller.ended)
+  t.not(d.controller.callStatus, 'ended')
 })
 
 t.test('the caller leaving: hang-up, dropped line, protocol breach', async (t) => {
