@@ -4,6 +4,8 @@ import { apiKeyRoutes } from './api-keys/routes.js'
 import { auditRoutes } from './audit/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { credentialRoutes } from './credentials/routes.js'
+import { phoneNumberRoutes } from './phone-numbers/routes.js'
+import { sipTrunkRoutes } from './sip-trunks/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
@@ -62,6 +64,8 @@ export function createApp(deps: AppDeps): App {
     ...credentialRoutes(services.credentials),
     ...integrationRoutes(services.integrations),
     ...webhookRoutes(services.webhooks),
+    ...sipTrunkRoutes(services.sipTrunks),
+    ...phoneNumberRoutes(services.phoneNumbers),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),

@@ -16,6 +16,9 @@ import { CredentialCipher } from './credentials/crypto.js'
 import { openAiAccessFor } from './credentials/openai-access.js'
 import { providerNetwork, type ProviderNetwork } from './credentials/provider-network.js'
 import { CredentialService } from './credentials/service.js'
+import { PhoneNumberService } from './phone-numbers/service.js'
+import { TrunkPasswordSealer } from './sip-trunks/sealing.js'
+import { SipTrunkService } from './sip-trunks/service.js'
 import { LoopTurns } from './http/loop-turns.js'
 import { IntegrationService } from './integrations/service.js'
 import { IrisService } from './iris/service.js'
@@ -77,6 +80,10 @@ export interface Services {
   mailer: Mailer
   requestLogs: RequestLogBuffer
   calls: CallService
+  sipTrunks: SipTrunkService
+  /** Seals and opens trunk passwords (the SIP service answers digest challenges with them). */
+  trunkPasswords: TrunkPasswordSealer
+  phoneNumbers: PhoneNumberService
   /** Shared by POST /api/v1/calls/web-token and the call engine (api/calls/engine.ts). */
   webCalls: WebCalls
   clock: Clock
@@ -189,12 +196,16 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
     voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, organizationConnections, maxAudioMs: MAX_VOICE_TURN_MS }),
   })
+  const trunkPasswords = new TrunkPasswordSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   const webCalls = deps.webCalls ?? localWebCalls({ config, key: deps.secrets.tokenSigningKey, repo: repos.webCallTokens, clock })
   return {
     apiTurns: new LoopTurns(),
     clock,
     webCalls,
     calls: new CallService({ sessions, webCalls, clock, repos }),
+    sipTrunks: new SipTrunkService({ repos, sealer: trunkPasswords, clock, auditor, guard }),
+    trunkPasswords,
+    phoneNumbers: new PhoneNumberService({ repos, clock }),
     repos,
     authCache,
     bus,

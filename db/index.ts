@@ -18,6 +18,8 @@ import { CallsRepo } from './repos/calls.js'
 import { KnowledgeRepo } from './repos/knowledge.js'
 import { WebhooksRepo } from './repos/webhooks.js'
 import { WebCallTokensRepo } from './repos/web-call-tokens.js'
+import { SipTrunksRepo } from './repos/sip-trunks.js'
+import { PhoneNumbersRepo } from './repos/phone-numbers.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -38,6 +40,8 @@ export type { SessionRow, SessionEventRow, AbandonedSession, SessionStatus, Sess
 export type { CallRow, CallFilter } from './repos/calls.js'
 export type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, NewKnowledgeChunk, KnowledgeSearchRow } from './repos/knowledge.js'
 export type { WebhookEndpointRow, WebhookDeliveryRow, WebhookAttemptRow, WebhookDeliveryStatus, AttemptResult } from './repos/webhooks.js'
+export type { SipTrunkRow, NewSipTrunk, SipTrunkChanges, TrunkRegistrationState } from './repos/sip-trunks.js'
+export type { PhoneNumberRow, PhoneNumberChanges } from './repos/phone-numbers.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 export { tenancyVersions, TenancyVersions, type VersionStamp } from './tenancy-versions.js'
 
@@ -61,6 +65,8 @@ export interface Repos {
   knowledge: KnowledgeRepo
   webhooks: WebhooksRepo
   webCallTokens: WebCallTokensRepo
+  sipTrunks: SipTrunksRepo
+  phoneNumbers: PhoneNumbersRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -86,6 +92,8 @@ export function createRepos(db: Db): Repos {
     knowledge: new KnowledgeRepo(db),
     webhooks: new WebhooksRepo(db),
     webCallTokens: new WebCallTokensRepo(db),
+    sipTrunks: new SipTrunksRepo(db),
+    phoneNumbers: new PhoneNumbersRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

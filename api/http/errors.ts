@@ -72,6 +72,22 @@ export const ERRORS = {
     'Teslimat bekliyor ya da gönderiliyor; bittikten sonra yeniden gönderin.',
   ],
   endpoint_disabled: [409, 'The webhook endpoint is disabled: enable it to redeliver.', 'Webhook uç noktası devre dışı: yeniden göndermek için etkinleştirin.'],
+  sip_trunk_limit: [
+    409,
+    'This environment already has the most SIP trunks allowed (50): delete one first.',
+    'Bu ortamda izin verilen en fazla SIP hattı (50) zaten var: önce birini silin.',
+  ],
+  trunk_in_use: [
+    409,
+    'Phone numbers still use this SIP trunk: move or delete them first.',
+    'Bu SIP hattını hâlâ telefon numaraları kullanıyor: önce onları taşıyın ya da silin.',
+  ],
+  phone_number_taken: [409, 'This phone number is already in use on this server.', 'Bu telefon numarası bu sunucuda zaten kullanılıyor.'],
+  phone_number_limit: [
+    409,
+    'This environment already has the most phone numbers allowed (1000): delete one first.',
+    'Bu ortamda izin verilen en fazla telefon numarası (1000) zaten var: önce birini silin.',
+  ],
   already_member: [409, 'This person is already a member of the organization.', 'Bu kişi zaten kuruluşun üyesi.'],
   invitation_email_mismatch: [403, 'This invitation was sent to another email address.', 'Bu davet başka bir e-posta adresine gönderildi.'],
   file_too_large: [413, 'The uploaded file is too large.', 'Yüklenen dosya çok büyük.'],

@@ -11,6 +11,7 @@ export const RESOURCES = {
   analytics: ['read'],
   knowledge_base: ['read', 'write'],
   phone_numbers: ['read', 'write'],
+  sip_trunks: ['read', 'write'],
   tools: ['read', 'write'],
   campaigns: ['read', 'write'],
   do_not_call: ['read', 'write'],
@@ -64,6 +65,7 @@ export const SCOPE_PERMISSIONS: Record<Scope, readonly Permission[]> = {
   // webhook endpoints" (stored credentials are part of integrations; plans and usage of billing)
   'org:read': [
     'phone_numbers:read',
+    'sip_trunks:read',
     'tools:read',
     'campaigns:read',
     'do_not_call:read',
@@ -76,6 +78,7 @@ export const SCOPE_PERMISSIONS: Record<Scope, readonly Permission[]> = {
   // "Change those, and organization settings, API keys and billing"
   'org:manage': [
     'phone_numbers:write',
+    'sip_trunks:write',
     'tools:write',
     'campaigns:write',
     'do_not_call:write',
@@ -125,6 +128,7 @@ const RESOURCE_LABELS: Record<Resource, string> = {
   analytics: 'analytics',
   knowledge_base: 'the knowledge base',
   phone_numbers: 'phone numbers',
+  sip_trunks: 'SIP trunks',
   tools: 'tools',
   campaigns: 'campaigns',
   do_not_call: 'the do-not-call list',

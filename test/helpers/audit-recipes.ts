@@ -6,6 +6,8 @@ import {
   SMALL_GRAPH,
   addMember,
   createKey,
+  createPhoneNumber,
+  createTrunk,
   createWebhookEndpoint,
   createWorkflow,
   credentialSample,
@@ -439,6 +441,19 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     })
     return { res, expect: byOwner(s, 'webhook_endpoint.created', 'webhook_endpoint', String(res.body.id)) }
   },
+  sip_trunks_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/sip-trunks', { token: s.owner.token, body: { name: 'Carrier', host: '93.184.216.34', password: 'pw-123456789' } })
+    return { res, expect: byOwner(s, 'sip_trunk.created', 'sip_trunk', String(res.body.id)) }
+  },
+  sip_trunks_update: onTrunk('sip_trunk.updated', 'PATCH', { password: 'pw-987654321' }),
+  sip_trunks_delete: onTrunk('sip_trunk.deleted', 'DELETE'),
+  phone_numbers_create: async (s) => {
+    const trunkId = await createTrunk(s.a, s.owner, {}, STAGING)
+    const res = await s.send('POST', '/api/v1/phone-numbers', { token: s.owner.token, body: { number: '+441632960100', trunk_id: trunkId } })
+    return { res, expect: byOwner(s, 'phone_number.created', 'phone_number', String(res.body.id)) }
+  },
+  phone_numbers_update: onNumber('phone_number.updated', 'PATCH', { label: 'Sales' }),
+  phone_numbers_delete: onNumber('phone_number.deleted', 'DELETE'),
   webhooks_update_endpoint: onEndpoint('webhook_endpoint.updated', 'PATCH', '', { enabled: false }),
   webhooks_delete_endpoint: onEndpoint('webhook_endpoint.deleted', 'DELETE', ''),
   webhooks_rotate_secret: onEndpoint('webhook_endpoint.secret_rotated', 'POST', '/rotate-secret', { overlap_seconds: 0 }),
@@ -457,6 +472,24 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
 }
 
 /** A webhook-endpoint route run on a fresh staging endpoint; the event names that endpoint. */
+const STAGING = { 'x-environment-id': 'staging' }
+
+function onTrunk(action: string, method: string, body?: unknown): Recipe {
+  return async (s) => {
+    const id = await createTrunk(s.a, s.owner, {}, STAGING)
+    const res = await s.send(method, `/api/v1/sip-trunks/${id}`, { token: s.owner.token, body })
+    return { res, expect: byOwner(s, action, 'sip_trunk', id) }
+  }
+}
+
+function onNumber(action: string, method: string, body?: unknown): Recipe {
+  return async (s) => {
+    const id = await createPhoneNumber(s.a, s.owner, STAGING)
+    const res = await s.send(method, `/api/v1/phone-numbers/${id}`, { token: s.owner.token, body })
+    return { res, expect: byOwner(s, action, 'phone_number', id) }
+  }
+}
+
 function onEndpoint(action: string, method: string, suffix: string, body?: unknown): Recipe {
   return async (s) => {
     const id = await createWebhookEndpoint(s.a, s.owner, { 'x-environment-id': 'staging' })

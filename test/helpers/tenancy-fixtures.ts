@@ -96,6 +96,20 @@ export async function createWebhookEndpoint(a: TestApp, owner: Actor, headers?: 
   return expectStatus(await a.request('POST', '/api/v1/webhooks/endpoints', { token: owner.token, headers, body }), 201, 'create webhook endpoint').id
 }
 
+/** A SIP trunk at a public address (example.com's): nothing is dialled, it does not register. */
+export async function createTrunk(a: TestApp, owner: Actor, body: Record<string, unknown> = {}, headers?: Record<string, string>): Promise<string> {
+  const res = await a.request('POST', '/api/v1/sip-trunks', { token: owner.token, headers, body: { name: `Carrier ${++seq}`, host: '93.184.216.34', ...body } })
+  return expectStatus(res, 201, 'create SIP trunk').id
+}
+
+/** A phone number on a fresh trunk of the same environment. */
+export async function createPhoneNumber(a: TestApp, owner: Actor, headers?: Record<string, string>): Promise<string> {
+  const trunkId = await createTrunk(a, owner, {}, headers)
+  const number = `+9021${String(Date.now() % 1e6).padStart(6, '0')}${String(++seq % 1000).padStart(3, '0')}`
+  const res = await a.request('POST', '/api/v1/phone-numbers', { token: owner.token, headers, body: { number, trunk_id: trunkId } })
+  return expectStatus(res, 201, 'create phone number').id
+}
+
 /** The workflows that `version` fixtures were published on, by organization and version number. */
 const versionedWorkflows = new Map<string, string[]>()
 
@@ -247,6 +261,16 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     unknown: () => String(1_000_000_000 + Math.floor(Math.random() * 1_000_000)),
     exists: (a, owner, id) => listHas(a, owner, '/api/v1/webhooks/endpoints', id),
   },
+  trunk_id: {
+    create: (a, owner) => createTrunk(a, owner),
+    unknown: randomUUID,
+    exists: (a, owner, id) => listHas(a, owner, '/api/v1/sip-trunks', id),
+  },
+  phone_number_id: {
+    create: (a, owner) => createPhoneNumber(a, owner),
+    unknown: randomUUID,
+    exists: (a, owner, id) => listHas(a, owner, '/api/v1/phone-numbers', id),
+  },
   // A failed delivery, written straight into the outbox: its endpoint points at a closed loopback
   // port, so a redelivery fails at once on the send-time SSRF check, without a packet sent.
   delivery_id: {
@@ -314,4 +338,6 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   sessions_voice: { raw: encodeWav(new Int16Array(1600), 16000), headers: { 'content-type': 'audio/wav' } },
   integrations_run: { body: { action: 'request', input: { url: 'http://127.0.0.1:9/' } } },
   webhooks_update_endpoint: { body: { enabled: false } },
+  sip_trunks_update: { body: { name: 'Renamed trunk' } },
+  phone_numbers_update: { body: { label: 'Renamed number' } },
 }
