@@ -4,61 +4,23 @@ import t from 'tap'
 import { parseRtcp, type RtcpParseErrorCode, serializeRtcp } from '../../../sip/rtp/index.js'
 
 const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0))
-// prettier-ignore
-const SR = [
-  0x81,
-  0xc8,
-  0x00,
-  0x0c, // V=2 RC=1, PT=200, length 12 words
-  0x11,
-  0x22,
-  0x33,
-  0x44, // SSRC of sender
-  0xe1,
-  0x23,
-  0x45,
-  0x67,
-  0x80,
-  0x00,
-  0x00,
-  0x00, // NTP timestamp
-  0x00,
-  0x00,
-  0x1f,
-  0x40, // RTP timestamp 8000
-  0x00,
-  0x00,
-  0x00,
-  0x32, // 50 packets
-  0x00,
-  0x00,
-  0x1f,
-  0x40, // 8000 octets
-  0x55,
-  0x66,
-  0x77,
-  0x88, // report block: SSRC
-  0x40,
-  0x00,
-  0x00,
-  0x05, // fraction 64/256, cumulative 5
-  0x00,
-  0x01,
-  0xff,
-  0xff, // extended highest sequence
-  0x00,
-  0x00,
-  0x00,
-  0x0a, // jitter 10
-  0x45,
-  0x67,
-  0x80,
-  0x00, // LSR
-  0x00,
-  0x01,
-  0x00,
-  0x00, // DLSR: 1 s
-]
+/** Big-endian 32-bit words to bytes: the packets below are written one word per entry, as the RFC draws them. */
+const words = (...values: number[]) => values.flatMap((w) => [w >>> 24, (w >>> 16) & 0xff, (w >>> 8) & 0xff, w & 0xff])
+const SR = words(
+  0x81c8000c, // V=2 RC=1, PT=200, length 12 words
+  0x11223344, // SSRC of sender
+  0xe1234567, // NTP timestamp, seconds
+  0x80000000, // NTP timestamp, fraction
+  0x00001f40, // RTP timestamp 8000
+  0x00000032, // 50 packets
+  0x00001f40, // 8000 octets
+  0x55667788, // report block: SSRC
+  0x40000005, // fraction 64/256, cumulative 5
+  0x0001ffff, // extended highest sequence
+  0x0000000a, // jitter 10
+  0x45678000, // LSR
+  0x00010000, // DLSR: 1 s
+)
 const SDES = [0x81, 0xca, 0x00, 0x03, 0x11, 0x22, 0x33, 0x44, 0x01, 0x05, ...ascii('alice'), 0x00]
 const BYE = [0x81, 0xcb, 0x00, 0x02, 0x11, 0x22, 0x33, 0x44, 0x03, ...ascii('bye')]
 const APP = [0x80, 0xcc, 0x00, 0x02, 0x11, 0x22, 0x33, 0x44, ...ascii('ABCD')]
