@@ -111,8 +111,9 @@ function build(rawLines: readonly string[], limits: SdpLimits): SessionDescripti
     const order = current ? MEDIA_ORDER : SESSION_ORDER
     const rank = order.indexOf(type)
     if (rank < 0) fail(SESSION_ORDER.includes(type) ? 'out_of_order' : 'unknown_type')
-    // t= may follow r=: each time description is a t= line and its r= lines.
+    // Each time description is a t= line and its r= lines: t= may follow r=, r= only t= or r=.
     if (rank < lastRank && !(type === 't' && lastType === 'r')) fail('out_of_order')
+    if (type === 'r' && lastType !== 't' && lastType !== 'r') fail('out_of_order')
     if (type === lastType && (current ? MEDIA_ONCE : SESSION_ONCE).includes(type)) fail('duplicate_line')
     lastType = type
     lastRank = rank
