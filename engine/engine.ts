@@ -13,7 +13,7 @@
 import type { Logger } from '../core/index.js'
 import type { CallControlBus, LiveCalls, WebCallTokens } from './calls/index.js'
 import type { AgentConfig, GraphRuntime } from './graph-runtime/index.js'
-import { type CallRecorder, CallSession } from './pipeline/call/index.js'
+import { type CallRecorder, CallSession, type CallTransport } from './pipeline/call/index.js'
 import type { PlayoutClock } from './pipeline/playout-clock.js'
 import type { SttProvider } from './pipeline/providers/stt/types.js'
 import { TtsCache } from './pipeline/providers/tts/cache.js'
@@ -82,6 +82,13 @@ export interface Engine {
   readonly liveCalls: number
   /** The VAD's counters since start (Silero only): windows run, model runs, windows its silence gate skipped. */
   vadStats(): { windows: number; runs: number; gated: number } | null
+  /**
+   * Runs a call that arrived by another transport than the web-call socket (a phone call over
+   * SIP/RTP): the caller has admitted it (cap, authentication) and prepared what it runs. It ends
+   * like a web call: recorded, its control subscription dropped, ended by close() with
+   * server_shutdown.
+   */
+  startCall(o: { callId: string; transport: CallTransport; prepared: PreparedCall; logFields?: Record<string, unknown> }): CallSession
   /** Live calls end with server_shutdown (recorded), sockets close with 1001, the port is released. */
   close(): Promise<void>
 }
@@ -95,26 +102,14 @@ export function turnStrategy(agent: AgentConfig): TurnStrategy {
 export async function createEngine(d: EngineDeps): Promise<Engine> {
   const { logger, vad } = d
   const ttsCache = new TtsCache()
-  const live = new Map<string, { session: CallSession; call: WebCall; recorder: PreparedCall['recorder'] }>()
+  const live = new Map<string, { session: CallSession; recorder: PreparedCall['recorder']; onShutdown?: () => void }>()
 
-  const onCall = (call: WebCall): void => {
-    const log = logger.child({ call_id: call.callId, organization_id: call.claims.organizationId, workflow_id: call.claims.workflowId })
-    let prepared: PreparedCall
-    try {
-      prepared = d.prepare(call)
-    } catch (err) {
-      if (!(err instanceof CallRefused)) {
-        log.error({ err }, 'web call failed to start')
-        throw err
-      }
-      log.warn({ code: err.code }, 'web call refused')
-      call.channel.send(events.error(err.code, err.message))
-      call.channel.end('error')
-      return
-    }
-    const { agent, recorder } = prepared
+  /** Runs one admitted call over its transport until its record is written. */
+  const run = (o: { callId: string; transport: CallTransport; prepared: PreparedCall; log: Logger; onShutdown?: () => void }): CallSession => {
+    const { agent, recorder } = o.prepared
+    const prepared = o.prepared
     const session = new CallSession({
-      transport: new WebSocketTransport(call.channel),
+      transport: o.transport,
       runtime: prepared.runtime,
       vad,
       stt: prepared.stt,
@@ -132,16 +127,46 @@ export async function createEngine(d: EngineDeps): Promise<Engine> {
       limits: { maxDurationMs: agent.max_call_duration_s * 1000, silenceTimeoutMs: agent.silence_timeout_s * 1000 },
       ...(d.clock && { clock: d.clock }),
     })
-    const unsubscribe = d.control.subscribe(call.callId, (m) => session.control(m))
-    live.set(call.callId, { session, call, recorder })
+    const unsubscribe = d.control.subscribe(o.callId, (m) => session.control(m))
+    live.set(o.callId, { session, recorder, ...(o.onShutdown && { onShutdown: o.onShutdown }) })
     void recorder.done.then(() => {
       unsubscribe()
-      live.delete(call.callId)
+      live.delete(o.callId)
     })
     // Control stops reaching the call the moment it ends, not when its record is written.
     session.signal.addEventListener('abort', unsubscribe, { once: true })
-    log.info({ session_id: recorder.sessionId }, 'web call started')
+    o.log.info({ session_id: recorder.sessionId, transport: o.transport.name }, 'call started')
     session.start()
+    return session
+  }
+
+  const onCall = (call: WebCall): void => {
+    const log = logger.child({ call_id: call.callId, organization_id: call.claims.organizationId, workflow_id: call.claims.workflowId })
+    let prepared: PreparedCall
+    try {
+      prepared = d.prepare(call)
+    } catch (err) {
+      if (!(err instanceof CallRefused)) {
+        log.error({ err }, 'web call failed to start')
+        throw err
+      }
+      log.warn({ code: err.code }, 'web call refused')
+      call.channel.send(events.error(err.code, err.message))
+      call.channel.end('error')
+      return
+    }
+    run({
+      callId: call.callId,
+      transport: new WebSocketTransport(call.channel),
+      prepared,
+      log,
+      // `ended: server_shutdown` and close 1001 first, then the session stops (recorded as
+      // server_shutdown): the close is not the caller's hang-up, so the session must not hear it as one.
+      onShutdown: () => {
+        call.channel.handlers = { ...call.channel.handlers, closed: () => {} }
+        call.channel.end('server_shutdown', CloseCode.goingAway)
+      },
+    })
   }
 
   const gate = createWebCallGate({ tokens: d.tokens, liveCalls: d.liveCalls, onCall })
@@ -158,14 +183,12 @@ export async function createEngine(d: EngineDeps): Promise<Engine> {
       return live.size
     },
     vadStats: () => (vad instanceof SileroModel ? vad.stats : null),
+    startCall: (o) => run({ ...o, log: logger.child({ call_id: o.callId, ...o.logFields }) }),
     close() {
       closing ??= (async () => {
         const pending = [...live.values()]
-        for (const { session, call } of pending) {
-          // `ended: server_shutdown` and close 1001 first, then the session stops (recorded as
-          // server_shutdown): the close is not the caller's hang-up, so the session must not hear it as one.
-          call.channel.handlers = { ...call.channel.handlers, closed: () => {} }
-          call.channel.end('server_shutdown', CloseCode.goingAway)
+        for (const { session, onShutdown } of pending) {
+          onShutdown?.()
           session.shutdown()
         }
         await server.close()
