@@ -1,0 +1,13 @@
+// The RFC 3261 §17 transaction layer (with RFC 6026): pure state machines, a pure layer, one runner.
+export { SipTransactionError, type SipTransactionErrorCode } from './errors.js'
+export { type InviteClientState, InviteClientTransaction } from './invite-client.js'
+export { type InviteServerState, InviteServerTransaction } from './invite-server.js'
+export { DEFAULT_TRANSACTION_LAYER_OPTIONS, TransactionLayer, type TransactionLayerOptions } from './layer.js'
+export { ackKeys, clientKey, isRfc3261Branch, responseKey, serverKey } from './matching.js'
+export { type NonInviteClientState, NonInviteClientTransaction } from './non-invite-client.js'
+export { type NonInviteServerState, NonInviteServerTransaction } from './non-invite-server.js'
+export { type Peer, responseTarget } from './peer.js'
+export { ackFor, cancelFor, newBranch, type ResponseOptions, responseTo } from './requests.js'
+export { type SipTransport, systemTimerClock, type TimerClock, type TransactionEvent, TransactionRunner, type TransactionRunnerOptions } from './runner.js'
+export { DEFAULT_TIMER_VALUES, isReliable, resolveTimerValues, TIMER_D_UNRELIABLE_MS, TimerDurations, type TimerName, type TimerValues } from './timers.js'
+export type { TransactionId, TransactionKind, TransactionOutput, TransactionTimer } from './transaction.js'
