@@ -59,7 +59,8 @@ t.test('telephone-event MUST be answered only when offered, at 8000 Hz, on the o
   t.same(answered(['m=audio 5000 RTP/AVP 0']).formats, ['0'], 'not offered: not answered')
   t.same(answered(['m=audio 5000 RTP/AVP 0 101', 'a=rtpmap:101 telephone-event/48000']).formats, ['0'], 'only at 48000: not ours')
   t.same(answered(['m=audio 5000 RTP/AVP 0 101', 'a=rtpmap:101 telephone-event/8000'], { dtmfPayloadType: null }).formats, ['0'], 'DTMF turned off')
-  const events = (fmtp: string) => answered(['m=audio 5000 RTP/AVP 0 97', 'a=rtpmap:97 telephone-event/8000', `a=fmtp:97 ${fmtp}`]).attributes.find((a) => a.startsWith('fmtp'))
+  const events = (fmtp: string) =>
+    answered(['m=audio 5000 RTP/AVP 0 97', 'a=rtpmap:97 telephone-event/8000', `a=fmtp:97 ${fmtp}`]).attributes.find((a) => a.startsWith('fmtp'))
   t.equal(events('0-15'), 'fmtp:97 0-15')
   t.equal(events('0-16'), 'fmtp:97 0-16')
   t.equal(events('0-11,15,66'), 'fmtp:97 0-11,15', 'events we do not know are left out')

@@ -2,7 +2,16 @@
 // offers and Asterisk/Linphone-style ones, with the answers written out literally.
 import t from 'tap'
 import { answerOffer, serializeSdp } from '../../../sip/sdp/index.js'
-import { ASTERISK_OFFER, crlf, LINPHONE_OFFER, RFC3264_OFFER, RFC3264_SECOND_OFFER, RFC4317_AUDIO_ONLY_OFFER, RFC4317_AUDIO_VIDEO_OFFER, RFC4317_TWO_AUDIO_OFFER } from './fixtures.js'
+import {
+  ASTERISK_OFFER,
+  crlf,
+  LINPHONE_OFFER,
+  RFC3264_OFFER,
+  RFC3264_SECOND_OFFER,
+  RFC4317_AUDIO_ONLY_OFFER,
+  RFC4317_AUDIO_VIDEO_OFFER,
+  RFC4317_TWO_AUDIO_OFFER,
+} from './fixtures.js'
 import { parsed, US } from './helpers.js'
 
 const HEAD = ['v=0', 'o=- 42 1 IN IP4 198.51.100.7', 's=-', 'c=IN IP4 198.51.100.7', 't=0 0']
