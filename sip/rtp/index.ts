@@ -12,6 +12,16 @@ export {
   PAYLOAD_TYPE_PCMA,
   PAYLOAD_TYPE_PCMU,
 } from './g711.js'
+export {
+  DEFAULT_JITTER_BUFFER,
+  JitterBuffer,
+  type JitterBufferOptions,
+  type JitterFrame,
+  type JitterFrameKind,
+  type JitterPacket,
+  type JitterStats,
+  type PayloadDecoder,
+} from './jitter-buffer.js'
 export { msToNtpShort, NTP_UNIX_OFFSET_S, type NtpTimestamp, ntpFromUnixMs, ntpMiddle32 } from './ntp.js'
 export { DEFAULT_RECEIVER_STATS, ReceiverStats, type ReceiverStatsOptions } from './receiver-stats.js'
 export {
