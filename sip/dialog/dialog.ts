@@ -134,7 +134,7 @@ export class Dialog {
 
   /**
    * A request within the dialog (§12.2.1.1). ACK for a 2xx is `ack()` (its CSeq is the INVITE's,
-   * §13.2.2.4) and CANCEL is `cancelFor()` (§9.1): both are refused here.
+   * §13.2.2.4) and CANCEL is the transaction layer's `cancelFor()` (§9.1): both are refused here.
    */
   createRequest(method: string, options: InDialogRequestOptions = {}): SipRequest {
     if (method === 'ACK' || method === 'CANCEL') throw new TypeError(`${method} is built by ${method === 'ACK' ? 'Dialog.ack' : 'cancelFor'}`)

@@ -10,7 +10,8 @@ export {
   TARGET_REFRESH_METHODS,
 } from './dialog.js'
 export { uacDialog, uasDialog, type UasDialogOptions } from './create.js'
-export { ack2xx, ackNon2xx, cancelFor } from './requests.js'
+// The ACK of a non-2xx and CANCEL are the transaction layer's (sip/transaction: ackFor, cancelFor).
+export { ack2xx } from './requests.js'
 export { DEFAULT_DIALOG_SET, DialogSet } from './dialog-set.js'
 export { type DialogId, dialogKey, requestDialogIdOf, responseDialogIdOf } from './dialog-id.js'
 export {
