@@ -1,4 +1,6 @@
 // The media core of a SIP call (issue #21): RTP/RTCP (RFC 3550), G.711, the jitter buffer and RFC 4733 DTMF.
+export { DEFAULT_DTMF_RECEIVER, DtmfReceiver, type DtmfEndReason, type DtmfOutput, type DtmfReceiverOptions } from './dtmf-receiver.js'
+export { DEFAULT_DTMF_SEND, type DtmfPacket, type DtmfSendOptions, dtmfPackets } from './dtmf-sender.js'
 export {
   alawDecodeSample,
   alawEncodeSample,
@@ -54,3 +56,4 @@ export {
   writeRtpHeader,
 } from './rtp-packet.js'
 export { SenderStats } from './sender-stats.js'
+export { DTMF_DIGITS, type DtmfDigit, MAX_EVENT_DURATION, TELEPHONE_EVENT_BYTES, TelephoneEvent, type TelephoneEventInit } from './telephone-event.js'
