@@ -1,0 +1,12 @@
+// A phone call's media path (issue #21 items 4, 6, 8): RTP ports, the RTP session core, the engine transport.
+export { type OpenCallMediaOptions, type PhoneCallMedia, DEFAULT_RTCP_INTERVAL_MS, openCallMedia } from './call-media.js'
+export { DEFAULT_DTMF_OUT, DtmfOut, type DtmfOutOptions } from './dtmf-out.js'
+export { DtmfError, type DtmfErrorCode, PortsExhausted } from './errors.js'
+export { DEFAULT_PHONE_TRANSPORT, PhoneCallTransport, type PhoneTransportDeps, type PhoneTransportOptions } from './phone-transport.js'
+export { DEFAULT_RTP_PORTS, type RtpEndpoint, RtpPortPool, type RtpPortPoolOptions } from './port-pool.js'
+export { canonicalAddress, RemoteSource, type SourceVerdict } from './remote-source.js'
+export type { RemoteReport } from './rtcp-reporter.js'
+export { type ReceiveDropReason, type ReceiveOutput, RtpReceiver } from './rtp-receiver.js'
+export { RtpSender, type SendConfig } from './rtp-sender.js'
+export { DEFAULT_RTP_SESSION, type MediaChannel, type MediaSend, RtpSession, type RtpSessionOptions } from './rtp-session.js'
+export type { CallMedia, CallMediaStats, MediaDropReason, PhoneSignals, PhoneTransport, TransportInput } from './types.js'

@@ -1,0 +1,152 @@
+/**
+ * The engine's CallTransport over one call's RTP session: what the call hears and says on a phone
+ * line. Caller audio: a 20 ms tick on the injected clock pulls one frame from the jitter buffer
+ * and hands it to the call at 8 kHz (the call resamples to 16 kHz, as for any transport). Agent
+ * audio: each 16 kHz frame is resampled to 8 kHz, encoded and sent at once; the engine's playout
+ * paces the frames already, so writeAudio resolves at once (a UDP send does not block). Key
+ * presses both ways as RFC 4733 events; hang-up and transfer go to the SIP side (PhoneSignals).
+ *
+ * The tick keeps to the media clock: tick n is due at attach + 20n ms, whatever time the timers
+ * lose, so no drift; after a stall it catches up at most `maxCatchUpTicks` frames and skips the
+ * rest (counted) rather than burst seconds of audio into the call's VAD and STT.
+ */
+import type { CallerEvent, TransportInput } from '../../engine/index.js'
+import type { PlayoutClock, TimerId } from '../../engine/pipeline/playout-clock.js'
+import { DTMF_DIGITS } from '../../sip/index.js'
+import type { DtmfOut } from './dtmf-out.js'
+import type { RtpSession } from './rtp-session.js'
+import type { PhoneSignals, PhoneTransport } from './types.js'
+
+export interface PhoneTransportOptions {
+  readonly tickMs: number
+  readonly maxCatchUpTicks: number
+}
+
+export const DEFAULT_PHONE_TRANSPORT: PhoneTransportOptions = Object.freeze({ tickMs: 20, maxCatchUpTicks: 3 })
+
+export interface PhoneTransportDeps {
+  readonly session: RtpSession
+  readonly dtmf: DtmfOut
+  readonly clock: PlayoutClock
+  readonly signals: PhoneSignals
+}
+
+type EndReason = Parameters<PhoneTransport['end']>[0]
+
+const RESOLVED = Promise.resolve(true)
+
+export class PhoneCallTransport implements PhoneTransport {
+  readonly name = 'sip'
+  private readonly options: PhoneTransportOptions
+  private input: TransportInput | undefined
+  private timer: TimerId | undefined
+  private anchorMs = 0
+  private tickIndex = 0
+  private gone: 'ended' | 'hangup' | 'dropped' | undefined
+  private leftDelivered = false
+  ticks = 0
+  framesDelivered = 0
+  skippedTicks = 0
+  /** Key presses that came before the call attached (dropped: nobody to hear them). */
+  digitsBeforeAttach = 0
+
+  constructor(
+    private readonly deps: PhoneTransportDeps,
+    options: Partial<PhoneTransportOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_PHONE_TRANSPORT, ...options }
+  }
+
+  get closed(): boolean {
+    return this.gone !== undefined
+  }
+
+  attach(input: TransportInput): void {
+    this.input = input
+    if (this.gone === 'hangup' || this.gone === 'dropped') return this.deliverLeft(this.gone)
+    if (this.gone || this.timer !== undefined) return
+    this.anchorMs = this.deps.clock.now()
+    this.tickIndex = 0
+    this.schedule()
+  }
+
+  writeAudio(frame: Int16Array): Promise<unknown> {
+    if (!this.gone) this.deps.session.writeFrame(frame, this.deps.clock.now())
+    return RESOLVED
+  }
+
+  clearAudio(): void {
+    this.deps.session.clear()
+  }
+
+  /** A phone line has no transcript or status channel: only a transfer means something to it. */
+  emit(event: CallerEvent): void {
+    if (event.type === 'transfer' && !this.gone) this.deps.signals.transfer(event.target)
+  }
+
+  end(reason: EndReason): void {
+    if (this.gone) return
+    this.stop('ended')
+    this.deps.signals.ended(reason)
+  }
+
+  callerLeft(how: 'hangup' | 'dropped'): void {
+    if (this.gone) return
+    this.stop(how)
+    if (this.input) this.deliverLeft(how)
+  }
+
+  sendDtmf(digits: string): Promise<void> {
+    return this.deps.dtmf.send(digits)
+  }
+
+  /** A key press from the caller: an RFC 4733 event, or SIP INFO (RFC 2976) through the SIP side. Not a digit: ignored. */
+  dtmfReceived(digit: string): void {
+    const upper = digit.toUpperCase()
+    if (this.gone || upper.length !== 1 || !DTMF_DIGITS.includes(upper)) return
+    if (this.input) this.input.frame({ type: 'dtmf', digits: upper })
+    else this.digitsBeforeAttach++
+  }
+
+  private deliverLeft(how: 'hangup' | 'dropped'): void {
+    if (this.leftDelivered) return
+    this.leftDelivered = true
+    this.input?.frame({ type: 'caller_left', how })
+  }
+
+  private stop(how: 'ended' | 'hangup' | 'dropped'): void {
+    this.gone = how
+    if (this.timer !== undefined) this.deps.clock.clearTimer(this.timer)
+    this.timer = undefined
+    this.deps.dtmf.close()
+  }
+
+  private schedule(): void {
+    const dueMs = this.anchorMs + (this.tickIndex + 1) * this.options.tickMs
+    this.timer = this.deps.clock.setTimer(() => this.onTimer(), Math.max(0, dueMs - this.deps.clock.now()))
+  }
+
+  private onTimer(): void {
+    this.timer = undefined
+    const { tickMs, maxCatchUpTicks } = this.options
+    const due = Math.floor((this.deps.clock.now() - this.anchorMs) / tickMs)
+    if (due - this.tickIndex > maxCatchUpTicks) {
+      this.skippedTicks += due - this.tickIndex - maxCatchUpTicks
+      this.tickIndex = due - maxCatchUpTicks
+    }
+    while (this.tickIndex < due && !this.gone) {
+      this.tickIndex++
+      this.tick(this.anchorMs + this.tickIndex * tickMs)
+    }
+    if (!this.gone) this.schedule()
+  }
+
+  private tick(atMs: number): void {
+    this.ticks++
+    const frame = this.deps.session.pull(atMs)
+    // A copy: the jitter buffer reuses its frame at the next pull, and the call may keep this one.
+    this.input?.audio(frame.pcm.slice(), 8000)
+    this.framesDelivered++
+    for (const output of this.deps.session.tick(atMs)) if (output.kind === 'dtmf') this.dtmfReceived(output.digit)
+  }
+}
