@@ -16,6 +16,7 @@ export interface EventType {
 const SESSION = '3f0c8e5e-8d1f-4b43-9a77-2f4f5c1d8a10'
 const WORKFLOW = '9b2d7c44-1e0a-4f6e-8a3b-5c6d7e8f9a0b'
 const AT = '2026-11-22T10:15:30.000Z'
+const TRUNK = '5e7a2c10-3b4d-4c6e-9f81-a2b3c4d5e6f7'
 
 export const EVENT_TYPES: readonly EventType[] = [
   {
@@ -89,12 +90,12 @@ export const EVENT_TYPES: readonly EventType[] = [
   {
     type: 'sip.trunk.registered',
     description: 'A SIP trunk registered with its carrier and can take calls.',
-    example: { trunk_id: 12, name: 'Carrier A', registrar: 'sip.carrier.example', occurred_at: AT },
+    example: { trunk_id: TRUNK, name: 'Carrier A', registrar: 'sip.carrier.example', occurred_at: AT },
   },
   {
     type: 'sip.trunk.down',
     description: 'A SIP trunk lost its registration; calls to its numbers will not arrive.',
-    example: { trunk_id: 12, name: 'Carrier A', registrar: 'sip.carrier.example', reason: 'registration timed out', occurred_at: AT },
+    example: { trunk_id: TRUNK, name: 'Carrier A', registrar: 'sip.carrier.example', reason: 'registration timed out', occurred_at: AT },
   },
   {
     type: 'workflow.published',
