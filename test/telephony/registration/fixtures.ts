@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { DigestVerifier, SipHeaders, type SipRequest, SipResponse } from '../../../sip/index.js'
 import {
   type RegistrationAction,
+  type RegistrationClock,
   type RegistrationRow,
   registrationSettings,
   type RegistrationTiming,
@@ -101,5 +102,44 @@ export class Registrar {
     this.log.push('accepted')
     const expires = Math.min(request.headers.expires() ?? 3600, this.grantS)
     return reply(request, 200, 'OK', [['Contact', `${request.headers.get('Contact')!};expires=${expires}`]])
+  }
+}
+
+/** Timers that fire only when the test moves the clock. */
+export class ManualTimers implements RegistrationClock {
+  #now = Date.now()
+  #next = 0
+  readonly #timers = new Map<number, { at: number; cb: () => void }>()
+  now(): number {
+    return this.#now
+  }
+  setTimer(cb: () => void, ms: number): unknown {
+    this.#timers.set(++this.#next, { at: this.#now + ms, cb })
+    return this.#next
+  }
+  clearTimer(id: unknown): void {
+    this.#timers.delete(id as number)
+  }
+  get pending(): number {
+    return this.#timers.size
+  }
+  /** Moves to the earliest timer and fires it; returns how far the clock moved. */
+  fireNext(): number {
+    const [id, timer] = [...this.#timers].sort((a, b) => a[1].at - b[1].at)[0] ?? []
+    if (id === undefined || !timer) throw new Error('no timer is set')
+    const moved = Math.max(0, timer.at - this.#now)
+    this.#now += moved
+    this.#timers.delete(id)
+    timer.cb()
+    return moved
+  }
+}
+
+/** Polls `check` every 20 ms until it holds; throws naming `what` after timeoutMs. */
+export async function until(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }

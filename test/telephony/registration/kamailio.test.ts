@@ -8,49 +8,15 @@ import { EVENT_TYPES } from '../../../api/webhooks/catalog.js'
 import { createLogger, type DomainEvent } from '../../../core/index.js'
 import type { SipTrunkRow } from '../../../db/index.js'
 import { SipListener } from '../../../sip/index.js'
-import { type RegistrationClock, RegistrationManager, type RegistrationUserAgent } from '../../../telephony/registration/index.js'
+import { RegistrationManager, type RegistrationUserAgent } from '../../../telephony/registration/index.js'
 import { SipUserAgent } from '../../../telephony/sip/user-agent.js'
 import { createEndpoint, receiver, webhookApp } from '../../api/webhooks/webhook-fixtures.js'
 import { skipWithoutKamailio, startKamailio } from '../../helpers/kamailio.js'
 import { expectStatus } from '../../helpers/tenancy-fixtures.js'
+import { ManualTimers, until } from './fixtures.js'
 
 const skip = skipWithoutKamailio()
 const USER = { username: 'alice', password: 's3cret-trunk-pass' }
-
-/** Timers that fire only when the test moves the clock. */
-class ManualTimers implements RegistrationClock {
-  #now = Date.now()
-  #next = 0
-  readonly #timers = new Map<number, { at: number; cb: () => void }>()
-  now(): number {
-    return this.#now
-  }
-  setTimer(cb: () => void, ms: number): unknown {
-    this.#timers.set(++this.#next, { at: this.#now + ms, cb })
-    return this.#next
-  }
-  clearTimer(id: unknown): void {
-    this.#timers.delete(id as number)
-  }
-  /** Moves to the earliest timer and fires it; returns how far the clock moved. */
-  fireNext(): number {
-    const [id, timer] = [...this.#timers].sort((a, b) => a[1].at - b[1].at)[0] ?? []
-    if (id === undefined || !timer) throw new Error('no timer is set')
-    const moved = Math.max(0, timer.at - this.#now)
-    this.#now += moved
-    this.#timers.delete(id)
-    timer.cb()
-    return moved
-  }
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 async function setup(t: Test) {
   const kamailio = await startKamailio(t, { users: [USER] })
