@@ -72,7 +72,7 @@ class UdpCallMedia implements PhoneCallMedia {
     this.transport = new PhoneCallTransport({ session: this.session, dtmf: this.dtmf, clock: this.clock, signals: options.signals }, options.transport)
     for (const channel of ['rtp', 'rtcp'] as const) {
       const socket = channel === 'rtp' ? endpoint.rtp : endpoint.rtcp
-      socket.on('message', (msg, rinfo) => this.route(this.session.receive(msg, channel, rinfo.address, rinfo.port, this.clock.now())))
+      socket.on('message', (msg, rinfo) => this.logLatch(this.transport.receive(msg, channel, rinfo.address, rinfo.port)))
       // Receive errors (ICMP unreachable on some platforms) do not end a call: the SIP side does.
       socket.on('error', (err) =>
         options.logger.warn({ err: err.message, channel, port: socket === endpoint.rtp ? endpoint.rtpPort : endpoint.rtcpPort }, 'rtp socket error'),
@@ -114,10 +114,10 @@ class UdpCallMedia implements PhoneCallMedia {
     return { ...this.session.stats(), ticks: t.ticks, framesDelivered: t.framesDelivered, skippedTicks: t.skippedTicks }
   }
 
-  private route(outputs: readonly ReceiveOutput[]): void {
+  private logLatch(outputs: readonly ReceiveOutput[]): void {
     for (const output of outputs) {
-      if (output.kind === 'dtmf') this.transport.dtmfReceived(output.digit)
-      else this.options.logger.info({ port: this.localPort, channel: output.channel, remotePort: output.port }, 'rtp latched to the peer port')
+      if (output.kind === 'latched')
+        this.options.logger.info({ port: this.localPort, channel: output.channel, remotePort: output.port }, 'rtp latched to the peer port')
     }
   }
 

@@ -14,7 +14,8 @@ import type { CallerEvent, TransportInput } from '../../engine/index.js'
 import type { PlayoutClock, TimerId } from '../../engine/pipeline/playout-clock.js'
 import { DTMF_DIGITS } from '../../sip/index.js'
 import type { DtmfOut } from './dtmf-out.js'
-import type { RtpSession } from './rtp-session.js'
+import type { ReceiveOutput } from './rtp-receiver.js'
+import type { MediaChannel, RtpSession } from './rtp-session.js'
 import type { PhoneSignals, PhoneTransport } from './types.js'
 
 export interface PhoneTransportOptions {
@@ -98,6 +99,13 @@ export class PhoneCallTransport implements PhoneTransport {
 
   sendDtmf(digits: string): Promise<void> {
     return this.deps.dtmf.send(digits)
+  }
+
+  /** A datagram from the call's RTP or RTCP socket, now; key presses in it reach the call. Returns the session's outputs (latching, for the log). */
+  receive(bytes: Uint8Array, channel: MediaChannel, address: string, port: number): readonly ReceiveOutput[] {
+    const outputs = this.deps.session.receive(bytes, channel, address, port, this.deps.clock.now())
+    for (const output of outputs) if (output.kind === 'dtmf') this.dtmfReceived(output.digit)
+    return outputs
   }
 
   /** A key press from the caller: an RFC 4733 event, or SIP INFO (RFC 2976) through the SIP side. Not a digit: ignored. */

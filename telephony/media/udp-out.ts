@@ -67,7 +67,11 @@ export class UdpOut {
 }
 
 /** dgram's `lookup` for IP literals, answering synchronously (dns.lookup answers on the next tick). */
-export function literalLookup(address: string, _options: unknown, callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void): void {
+export function literalLookup(
+  address: string,
+  _options: unknown,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
   const family = net.isIP(address)
   if (family === 0) callback(Object.assign(new Error(`not an IP literal: ${address}`), { code: 'EINVAL' }), address, 4)
   else callback(null, address, family)
