@@ -2,7 +2,7 @@ import { checkHost, DestinationRefusedError, type EventBus, type GuardOptions, t
 import type { Repos, SipTrunkRow } from '../../db/index.js'
 import type { Peer, SipRequest } from '../../sip/index.js'
 import { type ClientHandlers, newCallId, newTag } from '../sip/user-agent.js'
-import { nextHop, registrationSettings } from './register-request.js'
+import { nextHop, type RegistrationSettings, registrationSettings } from './register-request.js'
 import { FAILURE_REASONS, type RegistrationAction, type RegistrationInput, type RegistrationState, TrunkRegistration } from './registration.js'
 import type { RegistrationTiming } from './timing.js'
 
@@ -135,7 +135,22 @@ export class RegistrationManager {
       // The registration goes on and fails at the challenge, with the row saying so.
       this.#o.logger.error({ trunk_id: row.id, err: (err as Error).name }, 'sip trunk password could not be opened')
     }
-    const settings = registrationSettings(row, { contact: this.#o.ua.contact(row.username!, row.transport), password })
+    let settings: RegistrationSettings
+    try {
+      settings = registrationSettings(row, { contact: this.#o.ua.contact(row.username!, row.transport), password })
+    } catch (err) {
+      // The API validates every field this reads; a row written around it must not break the caller.
+      this.#o.logger.error({ trunk_id: row.id, err: (err as Error).message }, 'sip trunk registration settings are invalid')
+      const now = this.#clock.now()
+      const failed = {
+        registration_state: 'failed',
+        registration_error: 'invalid registration settings',
+        registration_changed_at: now,
+        registered_until: null,
+      } as const
+      this.#o.repos.sipTrunks.setRegistration(row.id, failed)
+      return
+    }
     const core = new TrunkRegistration({
       settings,
       callId: newCallId(this.#o.ua.publicHost),

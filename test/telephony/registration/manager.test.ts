@@ -230,3 +230,11 @@ t.test('a password that cannot be opened fails at the challenge, and never reach
   t.match(text, /sip trunk password could not be opened/)
   t.notMatch(text, /hunter2/)
 })
+
+t.test('a row the API would have refused (a username no URI can hold) is recorded as failed instead of throwing at the caller', async (t) => {
+  const s = setup([{ ...TRUNK, username: 'two words' }])
+  t.doesNotThrow(() => s.manager.start())
+  await settle()
+  t.equal(s.ua.sent.length, 0)
+  t.match(s.row(), { registration_state: 'failed', registration_error: 'invalid registration settings' })
+})
