@@ -4,6 +4,7 @@
  * webhooks). `createApp` mounts routes over them; `ozan engine` uses them alone, with no Koa app
  * and no API port.
  */
+import { hkdfSync } from 'node:crypto'
 import { InProcessBus, type Clock, type Config, type EventBus, type Logger, type ResolveHost, type Secrets } from '../core/index.js'
 import { createRepos, tenancyVersions, type Db, type Repos } from '../db/index.js'
 import type { LlmClient } from '../engine/graph-runtime/index.js'
@@ -83,6 +84,8 @@ export interface Services {
   sipTrunks: SipTrunkService
   /** Seals and opens trunk passwords (the SIP service answers digest challenges with them). */
   trunkPasswords: TrunkPasswordSealer
+  /** HMAC key of the SIP listener's digest nonces (derived from the token signing key). */
+  sipNonceSecret: Buffer
   phoneNumbers: PhoneNumberService
   /** Shared by POST /api/v1/calls/web-token and the call engine (api/calls/engine.ts). */
   webCalls: WebCalls
@@ -205,6 +208,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     calls: new CallService({ sessions, webCalls, clock, repos }),
     sipTrunks: new SipTrunkService({ repos, sealer: trunkPasswords, clock, auditor, guard }),
     trunkPasswords,
+    sipNonceSecret: Buffer.from(hkdfSync('sha256', deps.secrets.tokenSigningKey, Buffer.alloc(0), 'ozan sip digest nonces', 32)),
     phoneNumbers: new PhoneNumberService({ repos, clock }),
     repos,
     authCache,

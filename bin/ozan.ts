@@ -1,6 +1,6 @@
 import { ConfigError, createLogger, loadConfig, loadSecrets, systemClock } from '../core/index.js'
 import { migrate, MigrationError, openDatabase } from '../db/index.js'
-import { createApp, createServices, listen, reportAbandonedCalls, startEngine } from '../api/index.js'
+import { createApp, createServices, listen, reportAbandonedCalls, startEngine, startTelephony } from '../api/index.js'
 
 /**
  * `npm start`: the shell (REST API) and the call engine in one process, on the embedded default
@@ -70,6 +70,19 @@ async function main(): Promise<void> {
       process.exit(1)
     }
   }
+  // Phone calls: the SIP listener beside the engine. A port that cannot be bound (another SIP
+  // server on 5060) leaves the platform up without phone calls, and says so.
+  let telephony = null
+  if (engine) {
+    try {
+      telephony = await startTelephony({ services, config, engine, logger })
+    } catch (err) {
+      logger.error({ err: (err as Error).message, host: config.sip.host, port: config.sip.port }, 'SIP listener not started: phone calls are off')
+      console.error(
+        `ozan: the SIP listener cannot listen on ${config.sip.host}:${config.sip.port} (${(err as Error).message}); phone calls are off (set OZAN_SIP_PORT, or OZAN_SIP=off)`,
+      )
+    }
+  }
   logger.info({ role, port: server?.port ?? null, data_dir: config.dataDir }, 'ozan is up')
   const lines = ['', role === 'all' ? 'Ozan is running.' : `Ozan is running (${role} only).`]
   if (server) {
@@ -83,6 +96,10 @@ async function main(): Promise<void> {
     )
   }
   if (engine) lines.push(`  Engine:    ${services.webCalls.wsUrl()} (${engine.kind})`)
+  if (telephony)
+    lines.push(
+      `  SIP:       sip:${telephony.publicAddress}:${telephony.port} (${config.sip.transports.join(', ')}; RTP ${config.sip.rtpPortMin}-${config.sip.rtpPortMax})`,
+    )
   lines.push(`  Data:      ${config.databaseFile}`, '', '')
   process.stdout.write(lines.join('\n'))
 
@@ -99,7 +116,9 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref()
     // Both at once: the API stops accepting new connections at once (answering what is in flight
     // with Connection: close) while live calls end with server_shutdown and are recorded.
-    await Promise.all([engine?.close(), server?.close(config.shutdownTimeoutMs)])
+    // Live calls end with server_shutdown (phone calls hang up with BYE as they do), then the SIP
+    // listener closes.
+    await Promise.all([engine?.close().then(() => telephony?.close()), server?.close(config.shutdownTimeoutMs)])
     await closeServices()
     db.close()
     logger.info('stopped')

@@ -58,6 +58,18 @@ export interface Config {
   engineHost: string
   enginePort: number
   engineSocket: 'auto' | 'uws' | 'ws'
+  /** The SIP listener of phone calls (telephony/, docs/telephony.md). */
+  sip: {
+    enabled: boolean
+    host: string
+    port: number
+    transports: ('udp' | 'tcp')[]
+    /** The address written in Via, Contact and SDP; null: the first non-internal IPv4 of the machine (else 127.0.0.1). */
+    publicAddress: string | null
+    rtpPortMin: number
+    rtpPortMax: number
+    answerDelayMs: number
+  }
   /** Silero skips windows quieter than this (dBFS); null: every window runs (engine/vad/silero.ts). */
   vadSilenceGateDbfs: number | null
   /** The ws(s):// base browsers reach the engine at; null: ws://localhost:<bound port>. */
@@ -154,6 +166,20 @@ const VARIABLES = {
   OZAN_ENGINE_SOCKET: [z.enum(['auto', 'uws', 'ws']), 'auto'],
   OZAN_ENGINE_PUBLIC_URL: [z.url({ protocol: /^wss?$/ }).optional(), undefined],
   OZAN_VAD_SILENCE_GATE_DBFS: [z.union([z.literal('off'), z.coerce.number().int().min(-120).max(-20)]), '-70'],
+  OZAN_SIP: [z.enum(['on', 'off']), 'on'],
+  OZAN_SIP_HOST: [z.string().min(1).optional(), undefined],
+  OZAN_SIP_PORT: [int(0, 65535), '5060'],
+  OZAN_SIP_TRANSPORTS: [z.string().regex(/^(udp|tcp)(,(udp|tcp))?$/, 'must be udp, tcp or udp,tcp'), 'udp,tcp'],
+  OZAN_SIP_PUBLIC_ADDRESS: [
+    z
+      .string()
+      .refine((v) => net.isIP(v) !== 0, 'must be an IP address')
+      .optional(),
+    undefined,
+  ],
+  OZAN_RTP_PORT_MIN: [int(1024, 65534), '10000'],
+  OZAN_RTP_PORT_MAX: [int(1025, 65535), '20000'],
+  OZAN_SIP_ANSWER_DELAY_MS: [int(0, 10000), '0'],
   OZAN_WEB_CALL_TOKEN_TTL_S: [int(1, 300), '300'],
   OZAN_MAX_LIVE_CALLS_PER_ORG: [int(1, 100_000), '10'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
@@ -180,6 +206,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (result.success) out[name] = result.data
     // Never echo the value: some of these variables are secrets.
     else problems.push(`${name}: ${result.error.issues.map((i) => i.message).join('; ')}`)
+  }
+  const ranges = out as Partial<Parsed>
+  if (ranges.OZAN_RTP_PORT_MIN !== undefined && ranges.OZAN_RTP_PORT_MAX !== undefined && ranges.OZAN_RTP_PORT_MAX - ranges.OZAN_RTP_PORT_MIN < 3) {
+    problems.push('OZAN_RTP_PORT_MAX: must be at least OZAN_RTP_PORT_MIN + 3 (one RTP/RTCP pair needs two ports)')
   }
   if (problems.length) throw new ConfigError(problems)
   const v = out as Parsed
@@ -234,6 +264,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineHost: v.OZAN_ENGINE_HOST ?? v.OZAN_HOST,
     enginePort: v.OZAN_ENGINE_PORT,
     engineSocket: v.OZAN_ENGINE_SOCKET,
+    sip: {
+      enabled: v.OZAN_SIP === 'on',
+      host: v.OZAN_SIP_HOST ?? v.OZAN_HOST,
+      port: v.OZAN_SIP_PORT,
+      transports: [...new Set(v.OZAN_SIP_TRANSPORTS.split(','))] as ('udp' | 'tcp')[],
+      publicAddress: v.OZAN_SIP_PUBLIC_ADDRESS ?? null,
+      rtpPortMin: v.OZAN_RTP_PORT_MIN,
+      rtpPortMax: v.OZAN_RTP_PORT_MAX,
+      answerDelayMs: v.OZAN_SIP_ANSWER_DELAY_MS,
+    },
     vadSilenceGateDbfs: v.OZAN_VAD_SILENCE_GATE_DBFS === 'off' ? null : v.OZAN_VAD_SILENCE_GATE_DBFS,
     enginePublicUrl: v.OZAN_ENGINE_PUBLIC_URL?.replace(/\/$/, '') ?? null,
     webCallTokenTtlS: v.OZAN_WEB_CALL_TOKEN_TTL_S,

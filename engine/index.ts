@@ -19,3 +19,4 @@ export {
   type CallerEvent,
 } from './pipeline/call/index.js'
 export type { Frame, ControllerFrame, FailureCategory } from './pipeline/frames.js'
+export type { LiveCalls } from './calls/index.js'

@@ -1,3 +1,7 @@
-// Telephony's public surface: trunk address shapes today; the SIP service (registration, inbound
-// and outbound calls) as it lands (issue #21).
+// Telephony's public surface (issue #21): the SIP service of phone calls, trunk address shapes,
+// the media of a call.
 export { isHost, parseCidr, parseHostPort, sourceList } from './addresses.js'
+export type { PhoneCallStart } from './calls/types.js'
+export { openCallMedia, RtpPortPool } from './media/index.js'
+export type { CallMedia, PhoneSignals, PhoneTransport } from './media/types.js'
+export { defaultPublicAddress, type TelephonyConfig, type TelephonyDeps, TelephonyService } from './service.js'

@@ -1,5 +1,5 @@
 /**
- * A web call recorded as a session (channel "web"). The row is inserted when the call starts
+ * A voice call recorded as a session (channel "web", or "phone" for a call over SIP). The row is inserted when the call starts
  * (session.started). Transcript lines, events and per-turn metrics are buffered, each with the
  * time it happened: the call's own work never waits on SQLite. Every FLUSH_EVERY_MS while the call
  * is live (off the audio path, on a timer) the buffer is written in one transaction together with
@@ -45,6 +45,8 @@ export interface SessionCallRecorderOptions {
   callId: string
   /** The row exists already (a pending call of POST /calls): open() activates it instead of inserting. */
   pending: boolean
+  /** Default "web". */
+  channel?: 'web' | 'phone'
 }
 
 export class SessionCallRecorder implements CallRecorder {
@@ -99,7 +101,7 @@ export class SessionCallRecorder implements CallRecorder {
         environment_id: o.environmentId,
         workflow_id: o.workflowId,
         workflow_version: o.version,
-        channel: 'web',
+        channel: o.channel ?? 'web',
         definition: o.definition,
         config: o.config,
         state: JSON.stringify(o.initial),
@@ -109,7 +111,7 @@ export class SessionCallRecorder implements CallRecorder {
       })
     this.opened = true
     this.schedule()
-    this.publish('session.started', { ...this.base(), version: o.version, channel: 'web', call_id: o.callId, variables: o.initial.variables }, now)
+    this.publish('session.started', { ...this.base(), version: o.version, channel: o.channel ?? 'web', call_id: o.callId, variables: o.initial.variables }, now)
     return true
   }
 

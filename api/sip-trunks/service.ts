@@ -20,13 +20,24 @@ export interface SipTrunkDeps {
   auditor: Auditor
   /** The outbound guard the carrier's addresses must pass (checked when stored and when dialled). */
   guard: GuardOptions
-  /** Told when a trunk is created, changed or deleted, so registration follows (the SIP service). */
-  changed?: (trunkId: string) => void
 }
 
 /** SIP trunks of the request's environment: the carriers' addresses and the account to use with them. */
 export class SipTrunkService {
+  /** Told when a trunk is created, changed or deleted, so the SIP service follows (registration, sources). */
+  readonly #listeners = new Set<(trunkId: string) => void>()
+
   constructor(private readonly deps: SipTrunkDeps) {}
+
+  /** Returns the function that stops listening. */
+  onChanged(listener: (trunkId: string) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #changed(trunkId: string): void {
+    for (const listener of this.#listeners) listener(trunkId)
+  }
 
   list(p: Principal): SipTrunkResponseT[] {
     return this.deps.repos.sipTrunks.list(scope(p)).map(trunkResponse)
@@ -69,7 +80,7 @@ export class SipTrunkService {
       this.deps.auditor.record(p, req, { action: 'sip_trunk.created', resourceType: 'sip_trunk', resourceId: id, metadata: { password_set: sealed !== null } })
       return inserted
     })
-    this.deps.changed?.(row.id)
+    this.#changed(row.id)
     return trunkResponse(row)
   }
 
@@ -101,7 +112,7 @@ export class SipTrunkService {
       this.deps.auditor.record(p, req, { action: 'sip_trunk.updated', resourceType: 'sip_trunk', resourceId: id, metadata: { fields } })
       return row
     })
-    this.deps.changed?.(id)
+    this.#changed(id)
     return trunkResponse(updated)
   }
 
@@ -112,7 +123,7 @@ export class SipTrunkService {
       if (numbers > 0) throw new ApiError('trunk_in_use', `${numbers} phone number${numbers === 1 ? '' : 's'} still use this trunk: move or delete them first.`)
       this.deps.repos.sipTrunks.delete(scope(p), id)
     })
-    this.deps.changed?.(id)
+    this.#changed(id)
   }
 
   private row(p: Principal, id: string): SipTrunkRow {

@@ -72,7 +72,7 @@ async function setup(t: Test) {
       'create trunk',
     ).id
   const row = (id: string): SipTrunkRow => a.services.repos.sipTrunks.byId(id)!
-  return { a, owner, kamailio, hook, events, exchanges, logs, clock, manager, createTrunk, row }
+  return { a, owner, kamailio, listener, hook, events, exchanges, logs, clock, manager, createTrunk, row }
 }
 
 t.test('a trunk registers with kamailio through its Digest challenge; sip.trunk.registered once; turned off, it unregisters quietly', { skip }, async (t) => {
@@ -131,6 +131,8 @@ t.test('when kamailio goes away the failed refresh is sip.trunk.down, once, howe
   await until('the trunk to register over TCP', () => s.row(id).registration_state === 'registered')
   t.same(s.exchanges, ['60 401', '60 200'])
   await s.kamailio.stop()
+  // A REGISTER written on the closing connection would be lost without an error and wait out Timer F (32 s).
+  await until('our end of the TCP connection to close', () => s.listener.tcp!.connections === 0)
   t.equal(s.clock.fireNext(), 30_000, 'a 60 s binding is refreshed after 30 s')
   await until('the refresh to fail', () => s.row(id).registration_state === 'failed')
   const reason = 'could not reach the registrar (transport error)'

@@ -1,0 +1,169 @@
+import type { GuardOptions, Logger } from '../../core/index.js'
+import { type Dialog, type Peer, parseSdp, responseTo, type SdpSession, serializeSdp, type SipRequest, type SipResponse } from '../../sip/index.js'
+import type { CallMedia } from '../media/types.js'
+import type { IncomingRequest, SipUserAgent } from '../sip/user-agent.js'
+import { nextHopUri, peerForUri } from '../sip/peers.js'
+
+/** DTMF in SIP INFO bodies (application/dtmf-relay: "Signal=5", application/dtmf: "5"). */
+const INFO_DIGIT = /^(?:Signal\s*=\s*)?([0-9*#A-Da-d])\s*$/m
+const BYE_TIMEOUT_MS = 32_000
+
+export interface CallDialogDeps {
+  ua: SipUserAgent
+  guard: GuardOptions
+  logger: Logger
+  /** The transport the dialog's requests go over, when the remote target does not say. */
+  transport: string
+  /** Where the dialog's signalling came from: the fallback next hop when the target is refused or unresolvable. */
+  source: Peer
+  /** Told once, when the dialog is over (BYE either way, failure): forget the call. */
+  onClosed(): void
+}
+
+/**
+ * An established phone call's SIP side, the same for calls we answered and calls we placed: it
+ * answers the peer's in-dialog requests (BYE, re-INVITE with or without an offer, UPDATE, INFO
+ * DTMF, OPTIONS), hangs up with BYE, and keeps the media in step with each negotiation.
+ */
+export class CallDialog {
+  #closed = false
+  #byeSent = false
+
+  constructor(
+    readonly dialog: Dialog,
+    readonly media: CallMedia,
+    readonly sdp: SdpSession,
+    private readonly deps: CallDialogDeps,
+  ) {}
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  /** A request the transaction layer matched to this dialog (by Call-ID and tags). */
+  request(incoming: IncomingRequest): void {
+    const { request, transaction } = incoming
+    const verdict = this.dialog.receiveRequest(request)
+    if (!verdict.accept) return this.deps.ua.respond(transaction, responseTo(request, verdict.status, verdict.reason))
+    switch (request.method) {
+      case 'BYE':
+        this.deps.ua.respond(transaction, responseTo(request, 200, 'OK'))
+        this.media.transport.callerLeft('hangup')
+        return this.close()
+      case 'INVITE':
+      case 'UPDATE':
+        return this.deps.ua.respond(transaction, this.#renegotiate(request))
+      case 'INFO':
+        return this.#info(incoming)
+      case 'OPTIONS':
+        return this.deps.ua.respond(transaction, responseTo(request, 200, 'OK', { headers: [['Allow', ALLOW]] }))
+      default:
+        return this.deps.ua.respond(transaction, responseTo(request, 405, 'Method Not Allowed', { headers: [['Allow', ALLOW]] }))
+    }
+  }
+
+  /** Our side hangs up: BYE (§15.1.1), then the dialog is over whatever the answer. */
+  hangUp(): void {
+    if (this.#byeSent || this.#closed) return
+    this.#byeSent = true
+    const bye = this.dialog.createRequest('BYE')
+    const done = () => this.close()
+    const timer = setTimeout(done, BYE_TIMEOUT_MS)
+    timer.unref()
+    void this.#nextHop()
+      .then((target) => {
+        this.deps.ua.request(bye, target, {
+          response: (r) => {
+            if (r.status >= 200) {
+              clearTimeout(timer)
+              done()
+            }
+          },
+          failed: () => {
+            clearTimeout(timer)
+            done()
+          },
+        })
+      })
+      .catch(() => {
+        clearTimeout(timer)
+        done()
+      })
+    this.dialog.transition('terminated')
+  }
+
+  /** Releases the media; idempotent. */
+  close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    // A dialog ended under the call (no ACK, BYE unanswered): the call hears the caller is gone.
+    if (!this.media.transport.closed) this.media.transport.callerLeft('dropped')
+    this.media.close()
+    this.deps.onClosed()
+  }
+
+  /**
+   * Where the dialog's requests go: the first loose route or the remote target, through the
+   * outbound guard; when that is refused or unresolvable, the address the signalling came from
+   * (a carrier behind NAT writes a private Contact but reads replies at its public address).
+   */
+  async #nextHop(): Promise<Peer> {
+    try {
+      return await peerForUri(nextHopUri(this.dialog.remoteTarget, this.dialog.routeSet), this.deps.transport, this.deps.guard)
+    } catch {
+      return this.deps.source
+    }
+  }
+
+  /** A re-INVITE or UPDATE: hold, resume, a new address or codec (RFC 3264 §8); 488 keeps the old session. */
+  #renegotiate(request: SipRequest): SipResponse {
+    const contact = this.dialog.localContact.serialize()
+    if (request.body.length === 0) {
+      // An offerless re-INVITE (§14.2): we offer what we have; the answer comes in the ACK.
+      const offer = serializeSdp(this.sdp.createOffer())
+      return responseTo(request, 200, 'OK', {
+        headers: [
+          ['Contact', contact],
+          ['Content-Type', 'application/sdp'],
+        ],
+        body: Buffer.from(offer),
+      })
+    }
+    const parsed = parseSdp(request.body)
+    const answered = parsed.ok ? this.sdp.answerOffer(parsed.sdp) : undefined
+    if (!answered?.ok) return responseTo(request, 488, 'Not Acceptable Here')
+    this.media.apply(answered.negotiated)
+    return responseTo(request, 200, 'OK', {
+      headers: [
+        ['Contact', contact],
+        ['Content-Type', 'application/sdp'],
+      ],
+      body: Buffer.from(serializeSdp(answered.answer)),
+    })
+  }
+
+  /** The ACK of an offerless re-INVITE carries the peer's answer. */
+  ack(request: SipRequest): void {
+    if (request.body.length === 0 || this.sdp.state !== 'offer_sent') return
+    const parsed = parseSdp(request.body)
+    const read = parsed.ok ? this.sdp.readAnswer(parsed.sdp) : undefined
+    if (read?.ok) this.media.apply(read.negotiated)
+    else this.sdp.cancelOffer()
+  }
+
+  /** SIP INFO DTMF (application/dtmf-relay, application/dtmf); other INFO packages are refused 415. */
+  #info({ request, transaction }: IncomingRequest): void {
+    const type = request.headers.get('Content-Type')?.split(';')[0]?.trim().toLowerCase()
+    if (type !== 'application/dtmf-relay' && type !== 'application/dtmf') {
+      return this.deps.ua.respond(
+        transaction,
+        responseTo(request, 415, 'Unsupported Media Type', { headers: [['Accept', 'application/dtmf-relay, application/dtmf']] }),
+      )
+    }
+    const digit = INFO_DIGIT.exec(request.body.toString('utf8').slice(0, 256))?.[1]
+    this.deps.ua.respond(transaction, responseTo(request, 200, 'OK'))
+    if (digit) this.media.transport.dtmfReceived(digit.toUpperCase())
+  }
+}
+
+const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY'

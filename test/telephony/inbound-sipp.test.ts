@@ -1,0 +1,99 @@
+// Inbound phone calls against SIPp as the carrier's caller (issue #21 items 4 and 8): an INVITE to
+// a number reaches its agent (100, 180, 200 with SDP), the caller's RTP (an espeak-ng utterance
+// from a pcap) flows through the same pipeline as web calls, BYE ends it, and the call is listed
+// with channel phone. Refusals: unknown number 404, a stranger 403, a digest challenge answered,
+// the live-call cap 486 (recorded as refused), CANCEL while ringing 487.
+import t from 'tap'
+import { runSipp, skipWithoutSipp } from '../helpers/sipp.js'
+import { skipWithoutEspeak } from '../helpers/speech.js'
+import { expectStatus } from '../helpers/tenancy-fixtures.js'
+import { cancelScenario, callerScenario, refusedScenario } from './fixtures/scenarios.js'
+import { phoneScene, speechPcap } from './scene.js'
+
+const skip = (await skipWithoutSipp()) || (await skipWithoutEspeak())
+
+t.test('a caller reaches the number’s agent, is heard, hangs up; the call is recorded as a phone call', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const line = await s.line()
+  s.dg.script('Alice')
+  const events: string[] = []
+  s.a.services.bus.subscribe((e) => events.push(e.type))
+  const run = await runSipp({
+    scenario: callerScenario({ waitMs: 4000, listenMs: 4000 }),
+    target: s.target,
+    args: ['-s', line.number.slice(1)],
+    files: { 'speech.pcap': await speechPcap('My name is Alice') },
+  })
+  t.equal(run.code, 0, 'SIPp completed the call', { diagnostic: true, output: run.output })
+  const [call] = await s.finishedCalls(1)
+  t.ok(call, 'the call is listed')
+  t.match(call, { channel: 'phone', status: 'completed', workflow_uuid: line.workflowId })
+  const detail = expectStatus(await s.a.request('GET', `/api/v1/calls/${call!.id ?? call!.call_uuid}`, { token: s.owner.token }), 200, 'call detail')
+  const said = detail.transcript.map((l: { role: string; text: string }) => `${l.role}: ${l.text}`)
+  t.ok(
+    said.some((l: string) => l === 'user: Alice'),
+    'the caller’s words reached the transcript (through RTP, VAD and STT)',
+    { said },
+  )
+  t.ok(
+    said.some((l: string) => l.startsWith('assistant: Hello! Welcome')),
+    'the agent greeted',
+    { said },
+  )
+  t.ok(events.includes('session.started') && events.includes('session.completed'), 'session.started and session.completed published')
+})
+
+t.test('digest: a source outside the trunk’s addresses is challenged (401) and let in with the trunk’s credentials', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const line = await s.line({ trunk: { allowed_sources: [], host: '93.184.216.34', username: 'carrier-user', password: 'carrier-secret-1' } })
+  const run = await runSipp({
+    scenario: callerScenario({ waitMs: 500, listenMs: 200, digest: true }),
+    target: s.target,
+    args: ['-s', line.number.slice(1), '-au', 'carrier-user', '-ap', 'carrier-secret-1', '-auth_uri', `${line.number.slice(1)}@${s.target}`],
+    files: { 'speech.pcap': await speechPcap('Hi') },
+  })
+  t.equal(run.code, 0, 'challenged, answered, connected', { diagnostic: true, output: run.output })
+  const wrong = await runSipp({
+    scenario: callerScenario({ waitMs: 100, listenMs: 100, digest: true }),
+    target: s.target,
+    args: ['-s', line.number.slice(1), '-au', 'carrier-user', '-ap', 'wrong-password', '-auth_uri', `${line.number.slice(1)}@${s.target}`],
+    files: { 'speech.pcap': await speechPcap('Hi') },
+    timeoutS: 5,
+  })
+  t.not(wrong.code, 0, 'a wrong password does not connect')
+  t.match(wrong.output, /403/, 'it is refused 403')
+})
+
+t.test('refusals: unknown number 404, a stranger 403, a number without agent 480', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const unknown = await runSipp({ scenario: refusedScenario(404), target: s.target, args: ['-s', '15550100000'] })
+  t.equal(unknown.code, 0, 'unknown number → 404', { diagnostic: true, output: unknown.output })
+  const closed = await s.line({ trunk: { allowed_sources: [], host: '93.184.216.34' } })
+  const stranger = await runSipp({ scenario: refusedScenario(403), target: s.target, args: ['-s', closed.number.slice(1)] })
+  t.equal(stranger.code, 0, 'not an allowed source and the trunk has no credentials → 403', { diagnostic: true, output: stranger.output })
+  const open = await s.line({ publish: false })
+  const unpublished = await runSipp({ scenario: refusedScenario(480), target: s.target, args: ['-s', open.number.slice(1)] })
+  t.equal(unpublished.code, 0, 'an agent without a published version → 480', { diagnostic: true, output: unpublished.output })
+})
+
+t.test('over the organization’s live-call cap: 486, and the call is recorded as refused', { skip }, async (t) => {
+  const s = await phoneScene(t, { OZAN_MAX_LIVE_CALLS_PER_ORG: '1' })
+  const line = await s.line()
+  const release = s.a.services.webCalls.liveCalls.acquire(s.owner.organizationId)
+  t.ok(release, 'a web call holds the one slot')
+  const run = await runSipp({ scenario: refusedScenario(486), target: s.target, args: ['-s', line.number.slice(1)] })
+  release?.()
+  t.equal(run.code, 0, '486 Busy Here', { diagnostic: true, output: run.output })
+  const [call] = await s.finishedCalls(1)
+  t.match(call, { channel: 'phone', status: 'failed' })
+})
+
+t.test('a CANCEL while it rings ends the INVITE with 487; no call starts', { skip }, async (t) => {
+  const s = await phoneScene(t, { OZAN_SIP_ANSWER_DELAY_MS: '3000' })
+  const line = await s.line()
+  const run = await runSipp({ scenario: cancelScenario(), target: s.target, args: ['-s', line.number.slice(1)] })
+  t.equal(run.code, 0, '180, CANCEL 200, INVITE 487', { diagnostic: true, output: run.output })
+  await new Promise((r) => setTimeout(r, 3200))
+  const page = expectStatus(await s.a.request('GET', '/api/v1/calls?channel=calls', { token: s.owner.token }), 200, 'calls')
+  t.equal(page.total, 0, 'nothing was recorded: the call never started')
+})
