@@ -101,6 +101,19 @@ async function waitForAnswer(port: number, alive: () => boolean, deadline: numbe
   }
 }
 
+/** Resolves once a TCP connect to the port is refused: nothing of kamailio listens any more. */
+async function refusedBy(port: number, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port })
+      socket.once('connect', () => (socket.destroy(), resolve(false)))
+      socket.once('error', () => resolve(true))
+    })
+    if (refused) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 /** Starts kamailio in the foreground on a free loopback port; it is stopped at the test's teardown. */
 export async function startKamailio(t: Test, o: KamailioOptions): Promise<Kamailio> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ozan-kamailio-'))
@@ -140,6 +153,8 @@ export async function startKamailio(t: Test, o: KamailioOptions): Promise<Kamail
         const killed = setTimeout(() => signal('SIGKILL'), 5_000)
         await exited
         clearTimeout(killed)
+        // The creator is gone; its workers may hold the sockets a moment longer.
+        await refusedBy(port, Date.now() + 5_000)
       }
       fs.rmSync(dir, { recursive: true, force: true })
     })())
