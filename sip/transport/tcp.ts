@@ -90,15 +90,18 @@ export class TcpSipListener {
   }
 
   async send(message: SipMessage, target: Peer): Promise<void> {
+    const usable = (c: Connection | undefined) => c !== undefined && c.socket.writable && !c.socket.destroyed
     let connection = target.connectionId === undefined ? undefined : this.#connections.get(target.connectionId)
-    connection ??= [...this.#connections.values()].find((c) => c.peer.host === target.host && c.peer.port === target.port)
+    if (!usable(connection)) connection = [...this.#connections.values()].find((c) => c.peer.host === target.host && c.peer.port === target.port && usable(c))
+    // A connection the peer closed (its FIN may not have reached us as 'close' yet) is not reused:
+    // a write into it would be lost without an error and the request would wait out its timeout.
     connection ??= await this.#dial(target)
     const { socket } = connection
     if (socket.writableLength > this.#tcp.maxQueuedBytes) {
       socket.destroy()
       throw new Error('the peer is not reading: connection closed')
     }
-    socket.write(message.serialize())
+    await new Promise<void>((resolve, reject) => socket.write(message.serialize(), (err) => (err ? reject(err) : resolve())))
   }
 
   async close(): Promise<void> {
@@ -146,6 +149,8 @@ export class TcpSipListener {
     socket.setNoDelay(true)
     socket.setTimeout(this.#tcp.idleTimeoutMs, () => socket.destroy())
     socket.on('data', (chunk) => this.#receive(connection, chunk))
+    // The peer's FIN: we will send nothing more on it either (its requests were answered or are lost).
+    socket.on('end', () => socket.end())
     socket.on('error', () => {})
     socket.on('close', () => this.#connections.delete(id))
     return connection
