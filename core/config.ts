@@ -69,6 +69,8 @@ export interface Config {
     rtpPortMin: number
     rtpPortMax: number
     answerDelayMs: number
+    /** How long an outbound call rings before it is cancelled (no-answer). */
+    ringTimeoutMs: number
   }
   /** Silero skips windows quieter than this (dBFS); null: every window runs (engine/vad/silero.ts). */
   vadSilenceGateDbfs: number | null
@@ -180,6 +182,7 @@ const VARIABLES = {
   OZAN_RTP_PORT_MIN: [int(1024, 65534), '10000'],
   OZAN_RTP_PORT_MAX: [int(1025, 65535), '20000'],
   OZAN_SIP_ANSWER_DELAY_MS: [int(0, 10000), '0'],
+  OZAN_SIP_RING_TIMEOUT_S: [int(1, 600), '60'],
   OZAN_WEB_CALL_TOKEN_TTL_S: [int(1, 300), '300'],
   OZAN_MAX_LIVE_CALLS_PER_ORG: [int(1, 100_000), '10'],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
@@ -273,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rtpPortMin: v.OZAN_RTP_PORT_MIN,
       rtpPortMax: v.OZAN_RTP_PORT_MAX,
       answerDelayMs: v.OZAN_SIP_ANSWER_DELAY_MS,
+      ringTimeoutMs: v.OZAN_SIP_RING_TIMEOUT_S * 1000,
     },
     vadSilenceGateDbfs: v.OZAN_VAD_SILENCE_GATE_DBFS === 'off' ? null : v.OZAN_VAD_SILENCE_GATE_DBFS,
     enginePublicUrl: v.OZAN_ENGINE_PUBLIC_URL?.replace(/\/$/, '') ?? null,

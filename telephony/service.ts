@@ -3,16 +3,30 @@ import type { EventBus, GuardOptions, Logger, ResolveHost } from '../core/index.
 import { systemResolve } from '../core/index.js'
 import type { Repos, SipTrunkRow } from '../db/index.js'
 import type { LiveCalls, PreparedCall } from '../engine/index.js'
-import { DigestVerifier, dialogKey, requestDialogIdOf, responseTo, SipListener, type SipRequest, type SourceLimits, type TransactionId } from '../sip/index.js'
+import {
+  DigestVerifier,
+  dialogKey,
+  requestDialogIdOf,
+  responseDialogIdOf,
+  responseTo,
+  SipListener,
+  type SipRequest,
+  type SipResponse,
+  type SourceLimits,
+  type TransactionId,
+} from '../sip/index.js'
 import type { CallDialog } from './calls/call-dialog.js'
 import type { PhoneCallStart } from './calls/types.js'
 import { PendingInvite } from './inbound/answer-invite.js'
+import { type DialProgress, type DialRequest, dial } from './outbound/dial.js'
 import type { CallMedia, PhoneSignals } from './media/types.js'
 import { RegistrationManager } from './registration/index.js'
 import { type IncomingRequest, SipUserAgent } from './sip/user-agent.js'
 import { TrunkSources } from './trunk-sources.js'
 
 export interface TelephonyConfig {
+  /** How long an outbound call may ring before it is cancelled as no-answer. */
+  ringTimeoutMs?: number
   host: string
   port: number
   transports: ('udp' | 'tcp')[]
@@ -36,12 +50,16 @@ export interface TelephonyDeps {
   prepare(start: PhoneCallStart): PreparedCall
   recordRefused(start: PhoneCallStart & { code: string }): void
   startCall(callId: string, media: CallMedia, prepared: PreparedCall): void
+  /** How a call we placed gets on before it connects (the pending record). */
+  progress(callId: string, state: DialProgress, detail?: string): void
   openMedia(host: string, signals: PhoneSignals): Promise<CallMedia>
   resolve?: ResolveHost
 }
 
 const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY'
 const MAX_PENDING_INVITES = 1000
+/** An outbound call rings this long before it is cancelled as no-answer. */
+export const DEFAULT_RING_TIMEOUT_MS = 60_000
 
 /** The machine's first non-internal IPv4 address: what a peer on the network reaches us at. */
 export function defaultPublicAddress(): string {
@@ -74,7 +92,7 @@ export class TelephonyService {
       handlers: {
         request: (incoming) => this.#request(incoming),
         ack: (request) => this.#ack(request),
-        strayResponse: () => {},
+        strayResponse: (response) => this.#strayResponse(response),
       },
     })
     this.registrations = new RegistrationManager({
@@ -195,6 +213,38 @@ export class TelephonyService {
       .catch((err) => this.deps.logger.error({ err }, 'inbound call failed'))
       // The INVITE transaction may still see a CANCEL until it is answered; after that it is the dialog's.
       .finally(() => setTimeout(() => this.#pending.delete(incoming.transaction), 32_000).unref())
+  }
+
+  /** Places a call (POST /calls with channel phone); its progress goes to `deps.progress`. */
+  dial(r: DialRequest): void {
+    void dial(r, {
+      ua: this.ua,
+      repos: this.deps.repos,
+      guard: this.deps.guard,
+      logger: this.deps.logger,
+      liveCalls: this.deps.liveCalls,
+      mediaAddress: this.publicAddress,
+      ringTimeoutMs: this.deps.config.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS,
+      passwordOf: this.deps.passwordOf,
+      openMedia: (signals) => this.deps.openMedia(this.deps.config.host, signals),
+      prepare: (start) => this.deps.prepare(start),
+      startCall: (callId, media, prepared) => this.deps.startCall(callId, media, prepared),
+      progress: (callId, state, detail) => this.deps.progress(callId, state, detail),
+      dialogDeps: { ua: this.ua, guard: this.deps.guard, logger: this.deps.logger },
+      established: (call) => this.#calls.set(dialogKey(call.dialog.id), call),
+      closed: (call) => this.#calls.delete(dialogKey(call.dialog.id)),
+    }).catch((err) => {
+      this.deps.logger.error({ err, call_id: r.callId }, 'outbound call failed')
+      this.deps.progress(r.callId, 'failed', 'internal_error')
+    })
+  }
+
+  /** A 2xx retransmitted for an INVITE we sent (our ACK was lost): the ACK again (§13.2.2.4). */
+  #strayResponse(response: SipResponse): void {
+    if (response.status < 200 || response.status >= 300 || response.headers.cseq().method !== 'INVITE') return
+    const id = responseDialogIdOf(response)
+    const ack = id ? this.#calls.get(dialogKey(id))?.lastAck : undefined
+    if (ack) this.ua.sendStateless(ack.request, ack.target)
   }
 
   #ack(request: SipRequest): void {

@@ -6,40 +6,59 @@
  */
 import type { Logger } from '../../core/index.js'
 import type { PreparedCall } from '../../engine/index.js'
-import { GraphRuntime, initialState } from '../../engine/graph-runtime/index.js'
+import { GraphRuntime, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import type { Services } from '../app.js'
 import { ApiError } from '../http/errors.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 import { SessionCallRecorder } from './session-recorder.js'
-import type { PhoneCallStart } from '../../telephony/index.js'
+import type { DialProgress, PhoneCallStart } from '../../telephony/index.js'
 
 export type PhoneCallRequest = PhoneCallStart
+
+/** The agent a phone call runs: the number's published agent (inbound), or the snapshot POST /calls recorded (outbound). */
+function agentOf(services: Services, r: PhoneCallRequest) {
+  const scope = { organizationId: r.organizationId, environmentId: r.environmentId }
+  if (r.direction === 'outbound') {
+    const row = services.repos.sessions.get(scope, r.callId)
+    if (!row || row.status !== 'pending') throw new ApiError('session_ended', 'This call is no longer waiting to connect.')
+    return {
+      workflowId: row.workflow_id,
+      version: row.workflow_version,
+      definition: row.definition,
+      config: row.config,
+      state: JSON.parse(row.state) as RuntimeState,
+      pending: true,
+    }
+  }
+  const picked = services.sessions.published(scope, r.workflowId)
+  // The numbers are system values ({{system.caller_number}}, {{system.called_number}}), not variables.
+  const state = initialState(storedDefinition(picked.definition), r.variables ?? {})
+  return { workflowId: picked.workflow.id, version: picked.version, definition: picked.definition, config: picked.config, state, pending: false }
+}
 
 /** Throws ApiError (no published version, provider not configured): the telephony service answers 480 / 503. */
 export function preparePhoneCall(services: Services, logger: Logger, r: PhoneCallRequest): PreparedCall {
   const scope = { organizationId: r.organizationId, environmentId: r.environmentId }
-  const picked = services.sessions.published(scope, r.workflowId)
+  const picked = agentOf(services, r)
   const def = storedDefinition(picked.definition)
   const agent = storedConfig(picked.config)
   const voice = services.sessions.voiceProviders(scope.organizationId, agent)
-  // The numbers are system values ({{system.caller_number}}, {{system.called_number}}), not variables.
-  const state = initialState(def, r.variables ?? {})
   const recorder = new SessionCallRecorder({
     repos: services.repos,
     bus: services.bus,
     clock: services.clock,
-    logger: logger.child({ call_id: r.callId, organization_id: r.organizationId, workflow_id: r.workflowId }),
+    logger: logger.child({ call_id: r.callId, organization_id: r.organizationId, workflow_id: picked.workflowId }),
     ...scope,
-    workflowId: picked.workflow.id,
+    workflowId: picked.workflowId,
     version: picked.version,
     definition: picked.definition,
     config: picked.config,
-    initial: state,
+    initial: picked.state,
     callId: r.callId,
-    pending: false,
+    pending: picked.pending,
     channel: 'phone',
   })
-  const runtime = new GraphRuntime(def, agent, services.sessions.runtimeIO(scope), state, {
+  const runtime = new GraphRuntime(def, agent, services.sessions.runtimeIO(scope), picked.state, {
     channel: 'phone',
     session_id: recorder.sessionId,
     caller_number: r.callerNumber,
@@ -56,6 +75,18 @@ export function preparePhoneCall(services: Services, logger: Logger, r: PhoneCal
     language: voice.sttLanguage,
     recorder,
   }
+}
+
+/**
+ * How a placed call got on before it connected, on its pending row: ringing (phone_status
+ * ringing), or the end of a call that never connected — busy, no_answer, canceled, refused
+ * (over the live-call cap when answered), failed — with the detail as its error code.
+ */
+export function recordPhoneProgress(services: Services, callId: string, state: DialProgress, detail?: string): void {
+  const now = services.clock.now()
+  if (state === 'ringing') return services.repos.sessions.markRinging(callId, now)
+  if (state === 'answered') return
+  services.repos.sessions.failPending(callId, state, detail ?? state, now)
 }
 
 /**

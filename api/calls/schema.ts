@@ -28,6 +28,12 @@ const Variables = z
 
 export const CALL_CHANNELS = ['chat', 'web', 'phone'] as const
 export const CALL_STATUSES = ['pending', 'active', 'completed', 'failed'] as const
+/**
+ * A phone call's progress in the words carriers use (docs/api.md "Phone calls"), derived from its
+ * status and disposition: queued → ringing → in-progress → completed, or busy / no-answer /
+ * canceled / failed.
+ */
+export const PHONE_STATUSES = ['queued', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'canceled', 'failed'] as const
 export const MAX_CALL_PAGE = 100
 
 export const CallCreate = z
@@ -39,7 +45,13 @@ export const CallCreate = z
       .optional()
       .describe('A transient agent, run as given and not saved (config defaults apply). Give this or workflow_uuid.'),
     variables: Variables.default({}),
-    to: z.string().min(1).max(64).optional().describe('Phone calls: the number to dial (E.164).'),
+    to: z.string().min(1).max(64).optional().describe('Phone calls: the number to dial (E.164, e.g. +905551234567).'),
+    from: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Phone calls: one of the environment’s phone numbers (E.164); the call leaves through its SIP trunk and shows it as the caller.'),
   })
   .superRefine((b, ctx) => {
     if ((b.workflow_uuid === undefined) === (b.agent === undefined)) {
@@ -55,6 +67,11 @@ const callFields = {
   workflow_uuid: z.uuid().nullable().describe('null for a transient agent.'),
   version: z.number().int().nullable().describe('The published version that runs; null for a transient agent or a draft run.'),
   transient: z.boolean(),
+  phone_status: z
+    .enum(PHONE_STATUSES)
+    .nullable()
+    .optional()
+    .describe('Phone calls: queued → ringing → in-progress → completed, or busy, no-answer, canceled, failed. null for other channels.'),
 }
 
 export const CallResponse = z

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock, Config } from '../../core/index.js'
-import type { Repos, SessionChannel, SessionRow } from '../../db/index.js'
+import type { PhoneNumberRow, Repos, SessionChannel, SessionRow } from '../../db/index.js'
 import { AgentConfig, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import {
   InProcessCallControlBus,
@@ -18,7 +18,7 @@ import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
 import type { SessionAgent, SessionService } from '../sessions/service.js'
 import { assertValid } from '../workflows/service.js'
-import type { CallCreateT, CallListQueryT } from './schema.js'
+import type { CallCreateT, CallListQueryT, PHONE_STATUSES } from './schema.js'
 import { assertVoiceReady } from './voice-readiness.js'
 import { storedDefinition } from '../sessions/stored-agent.js'
 
@@ -61,8 +61,24 @@ const LISTED: Record<NonNullable<CallListQueryT['channel']>, SessionChannel[]> =
   sessions: ['chat', 'run', 'web', 'phone'],
 }
 
+/** Places phone calls: telephony's SIP service, once it listens (api/calls/telephony.ts attaches it). */
+export interface PhoneDialer {
+  dial(r: { callId: string; from: PhoneNumberRow; to: string; workflowId: string | null }): void
+}
+
+/** How long a placed call may stay pending (ringing included) before the record gives up on it (a crash's safety net). */
+const PHONE_PENDING_MS = 10 * 60_000
+const E164 = /^\+[1-9][0-9]{1,14}$/
+
 export class CallService {
+  #dialer: PhoneDialer | null = null
+
   constructor(private readonly deps: { sessions: SessionService; webCalls: WebCalls; clock: Clock; repos: Repos }) {}
+
+  /** The SIP service places phone calls from now on (null: POST /calls with channel phone is refused again). */
+  attachDialer(dialer: PhoneDialer | null): void {
+    this.#dialer = dialer
+  }
 
   /**
    * A single-use token for one browser call of a published agent of the caller's environment;
@@ -85,7 +101,7 @@ export class CallService {
    * the variables. phone: refused until telephony exists. No idempotency: a retry is a new call.
    */
   async create(p: Principal, body: CallCreateT) {
-    if (body.channel === 'phone') throw new ApiError('telephony_not_configured')
+    if (body.channel === 'phone') return this.dial(p, body)
     const agent = this.agent(p, body)
     if (body.channel === 'chat') {
       const turn = await this.deps.sessions.open(p, agent, body.variables, 'chat')
@@ -139,6 +155,53 @@ export class CallService {
       ws_url: this.wsUrl(minted.token),
       expires_at: new Date(minted.expiresAt).toISOString(),
     }
+  }
+
+  /**
+   * An outbound phone call: recorded pending (phone_status queued) and handed to the SIP service,
+   * which dials through the `from` number's trunk. The live-call cap is checked when the callee
+   * answers (the spec: refused when it connects), not here.
+   */
+  private dial(p: Principal, body: CallCreateT) {
+    const dialer = this.#dialer
+    if (!dialer) throw new ApiError('telephony_not_configured')
+    const problems = []
+    const to = body.to?.replace(/[ \-.()]/g, '')
+    if (to === undefined) problems.push({ type: 'missing', loc: ['body', 'to'], msg: 'A phone call needs the number to dial (E.164)' })
+    else if (!E164.test(to))
+      problems.push({ type: 'value_error', loc: ['body', 'to'], msg: 'Must be an E.164 number: + then the country code and number', input: body.to })
+    const from = body.from?.replace(/[ \-.()]/g, '')
+    const number = from === undefined ? undefined : this.deps.repos.phoneNumbers.list(scopeOf(p)).find((n) => n.number === from)
+    if (from === undefined)
+      problems.push({ type: 'missing', loc: ['body', 'from'], msg: 'A phone call needs one of the environment’s phone numbers to call from' })
+    else if (!number) problems.push({ type: 'not_found', loc: ['body', 'from'], msg: 'Not a phone number of this environment', input: body.from })
+    if (problems.length) throw new ValidationError(problems)
+    const agent = this.agent(p, body)
+    if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
+    assertVoiceReady(this.deps.sessions, scopeOf(p), agent)
+    const def = storedDefinition(agent.definition)
+    const state = initialState(def, body.variables)
+    const id = randomUUID()
+    const now = this.deps.clock.now()
+    this.deps.repos.sessions.insert({
+      id,
+      organization_id: p.organizationId,
+      environment_id: p.environmentId,
+      workflow_id: agent.workflowId,
+      workflow_version: agent.version,
+      channel: 'phone',
+      definition: agent.definition,
+      config: agent.config,
+      state: JSON.stringify(state),
+      started_by_user: p.userId,
+      started_by_key: p.apiKeyId,
+      started_at: now,
+      status: 'pending',
+      pending_until: now + PHONE_PENDING_MS,
+    })
+    dialer.dial({ callId: id, from: number!, to: to!, workflowId: agent.workflowId })
+    const row = this.deps.repos.sessions.get(scopeOf(p), id)!
+    return { ...callFields(row), created_at: iso(now)!, variables: state.variables }
   }
 
   list(p: Principal, q: CallListQueryT) {
@@ -242,7 +305,26 @@ function variablesTooLarge(loc: string[]): ValidationError {
 }
 
 function callFields(r: SessionRow) {
-  return { call_uuid: r.id, channel: r.channel, status: r.status, workflow_uuid: r.workflow_id, version: r.workflow_version, transient: r.workflow_id === null }
+  return {
+    call_uuid: r.id,
+    channel: r.channel,
+    status: r.status,
+    workflow_uuid: r.workflow_id,
+    version: r.workflow_version,
+    transient: r.workflow_id === null,
+    phone_status: r.channel === 'phone' ? phoneStatus(r) : null,
+  }
+}
+
+/** PHONE_STATUSES from the row: dispositions name how a call that never connected ended. */
+export function phoneStatus(r: Pick<SessionRow, 'status' | 'disposition'>): (typeof PHONE_STATUSES)[number] {
+  if (r.status === 'pending') return r.disposition === 'ringing' ? 'ringing' : 'queued'
+  if (r.status === 'active') return 'in-progress'
+  if (r.status === 'completed') return 'completed'
+  if (r.disposition === 'busy') return 'busy'
+  if (r.disposition === 'no_answer') return 'no-answer'
+  if (r.disposition === 'canceled') return 'canceled'
+  return 'failed'
 }
 
 function summary(r: SessionRow, workflowName: string | null) {

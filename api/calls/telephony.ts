@@ -7,7 +7,7 @@ import type { Config, Logger } from '../../core/index.js'
 import type { Engine } from '../../engine/index.js'
 import { openCallMedia, RtpPortPool, TelephonyService } from '../../telephony/index.js'
 import type { Services } from '../app.js'
-import { preparePhoneCall, recordRefusedPhoneCall } from './phone-calls.js'
+import { preparePhoneCall, recordPhoneProgress, recordRefusedPhoneCall } from './phone-calls.js'
 
 export interface TelephonyOptions {
   services: Services
@@ -36,9 +36,11 @@ export async function startTelephony(o: TelephonyOptions): Promise<TelephonyServ
     passwordOf: (trunk) => services.trunkPasswords.open(trunk),
     prepare: (start) => preparePhoneCall(services, logger, start),
     recordRefused: (start) => recordRefusedPhoneCall(services, start),
+    progress: (callId, state, detail) => recordPhoneProgress(services, callId, state, detail),
     startCall: (callId, media, prepared) => o.engine.startCall({ callId, transport: media.transport, prepared, logFields: { channel: 'phone' } }),
     openMedia: (host, signals) => openCallMedia({ pool, host, signals, logger: log }),
   })
   services.sipTrunks.onChanged((id) => telephony.trunkChanged(id))
+  services.calls.attachDialer(telephony)
   return telephony
 }

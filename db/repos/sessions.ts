@@ -83,6 +83,8 @@ export class SessionsRepo {
   private readonly discardStmt
   private readonly activateStmt
   private readonly expireStmt
+  private readonly ringingStmt
+  private readonly failPendingStmt
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -116,6 +118,11 @@ export class SessionsRepo {
       `UPDATE sessions SET status = 'failed', error_code = 'not_connected', disposition = 'not_connected', ended_at = pending_until,
          pending_until = NULL, updated_at = @now
        WHERE status = 'pending' AND pending_until <= @now`,
+    )
+    this.ringingStmt = db.prepare(`UPDATE sessions SET disposition = 'ringing', updated_at = @now WHERE id = @id AND status = 'pending'`)
+    this.failPendingStmt = db.prepare(
+      `UPDATE sessions SET status = 'failed', disposition = @disposition, error_code = @error_code, ended_at = @now, pending_until = NULL, updated_at = @now
+       WHERE id = @id AND status = 'pending'`,
     )
     this.touchStmt = db.prepare('UPDATE sessions SET updated_at = max(updated_at, @at) WHERE id = @id')
     // A call's last recorded activity: its newest event (each written with its own time) or the
@@ -163,6 +170,16 @@ export class SessionsRepo {
   /** Pending calls nobody connected to before their token expired are failed (not_connected). */
   expirePending(now: number): number {
     return this.expireStmt.run({ now }).changes
+  }
+
+  /** A pending phone call we placed rings (180/183). */
+  markRinging(id: string, now: number): void {
+    this.ringingStmt.run({ id, now })
+  }
+
+  /** A pending call that never connected (busy, no answer, canceled, refused, failed). False when no longer pending. */
+  failPending(id: string, disposition: string, errorCode: string, now: number): boolean {
+    return this.failPendingStmt.run({ id, disposition, error_code: errorCode, now }).changes === 1
   }
 
   get(s: Scope, id: string): SessionRow | undefined {

@@ -26,6 +26,8 @@ export interface CallDialogDeps {
  * DTMF, OPTIONS), hangs up with BYE, and keeps the media in step with each negotiation.
  */
 export class CallDialog {
+  /** For a call we placed: the ACK of its 2xx, sent again when the 2xx is (§13.2.2.4). */
+  lastAck: { request: SipRequest; target: Peer } | undefined
   #closed = false
   #byeSent = false
 

@@ -41,16 +41,24 @@ export interface SippRun {
  * Runs one SIPp call of `scenario` (XML text) against `target` (host:port). `files` are written
  * beside the scenario (pcaps it plays). Resolves when SIPp exits: 0 means every step passed.
  */
-export async function runSipp(o: { scenario: string; target: string; args?: string[]; files?: Record<string, Buffer>; timeoutS?: number }): Promise<SippRun> {
+export async function runSipp(o: {
+  scenario: string
+  /** host:port to call; left out for a scenario that waits for our INVITE (SIPp as the callee, on `port`). */
+  target?: string
+  port?: number
+  args?: string[]
+  files?: Record<string, Buffer>
+  timeoutS?: number
+}): Promise<SippRun> {
   const cwd = await mkdtemp(join(tmpdir(), 'ozan-sipp-'))
   await writeFile(join(cwd, 'scenario.xml'), o.scenario)
   for (const [name, bytes] of Object.entries(o.files ?? {})) await writeFile(join(cwd, name), bytes)
-  const port = await freeUdpPort()
+  const port = o.port ?? (await freeUdpPort())
   const mediaPort = await freeUdpPort()
   const args = [
     '-sf',
     'scenario.xml',
-    o.target,
+    ...(o.target ? [o.target] : []),
     '-m',
     '1',
     '-i',
