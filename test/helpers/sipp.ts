@@ -87,12 +87,26 @@ export async function runSipp(o: {
   return { code, output: output.slice(-3000) }
 }
 
+/** One RTP packet of a pcap: when it goes (ms from the first), and what it carries. */
+export interface PcapRtpPacket {
+  atMs: number
+  payloadType: number
+  marker: boolean
+  timestamp: number
+  payload: Uint8Array
+}
+
 /**
  * A pcap (Ethernet, IPv4, UDP) of RTP packets, one per 20 ms frame of G.711 bytes, timed 20 ms
  * apart: what SIPp's play_pcap_audio sends to the far end's media port (it rewrites addresses and
  * ports, keeps payload and timing).
  */
 export function writeRtpPcap(frames: readonly Uint8Array[], payloadType: number): Buffer {
+  return writeRtpPcapPackets(frames.map((payload, i) => ({ atMs: i * 20, payloadType, marker: i === 0, timestamp: i * 160, payload })))
+}
+
+/** A pcap of any RTP packets (audio and RFC 4733 events), in the order and at the times given. */
+export function writeRtpPcapPackets(packets: readonly PcapRtpPacket[]): Buffer {
   const global = Buffer.alloc(24)
   global.writeUInt32LE(0xa1b2c3d4, 0)
   global.writeUInt16LE(2, 4)
@@ -101,14 +115,14 @@ export function writeRtpPcap(frames: readonly Uint8Array[], payloadType: number)
   global.writeUInt32LE(1, 20) // LINKTYPE_ETHERNET
   const records: Buffer[] = [global]
   const ssrc = 0x0ca11e12
-  frames.forEach((payload, i) => {
-    const rtp = Buffer.alloc(12 + payload.length)
+  packets.forEach((p, i) => {
+    const rtp = Buffer.alloc(12 + p.payload.length)
     rtp[0] = 0x80
-    rtp[1] = (i === 0 ? 0x80 : 0) | payloadType
+    rtp[1] = (p.marker ? 0x80 : 0) | p.payloadType
     rtp.writeUInt16BE((1000 + i) & 0xffff, 2)
-    rtp.writeUInt32BE((i * 160) >>> 0, 4)
+    rtp.writeUInt32BE(p.timestamp >>> 0, 4)
     rtp.writeUInt32BE(ssrc, 8)
-    rtp.set(payload, 12)
+    rtp.set(p.payload, 12)
     const udp = Buffer.alloc(8)
     udp.writeUInt16BE(6000, 0)
     udp.writeUInt16BE(6000, 2)
@@ -128,7 +142,7 @@ export function writeRtpPcap(frames: readonly Uint8Array[], payloadType: number)
     eth.writeUInt16BE(0x0800, 12)
     const packet = Buffer.concat([eth, ip, udp, rtp])
     const header = Buffer.alloc(16)
-    const atUs = i * 20_000
+    const atUs = Math.round(p.atMs * 1000)
     header.writeUInt32LE(Math.floor(atUs / 1e6), 0)
     header.writeUInt32LE(atUs % 1e6, 4)
     header.writeUInt32LE(packet.length, 8)

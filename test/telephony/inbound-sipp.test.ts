@@ -8,7 +8,7 @@ import { runSipp, skipWithoutSipp } from '../helpers/sipp.js'
 import { skipWithoutEspeak } from '../helpers/speech.js'
 import { expectStatus } from '../helpers/tenancy-fixtures.js'
 import { cancelScenario, callerScenario, refusedScenario } from './fixtures/scenarios.js'
-import { phoneScene, speechPcap } from './scene.js'
+import { dtmfPcap, phoneScene, speechPcap } from './scene.js'
 
 const skip = (await skipWithoutSipp()) || (await skipWithoutEspeak())
 
@@ -96,4 +96,26 @@ t.test('a CANCEL while it rings ends the INVITE with 487; no call starts', { ski
   await new Promise((r) => setTimeout(r, 3200))
   const page = expectStatus(await s.a.request('GET', '/api/v1/calls?channel=calls', { token: s.owner.token }), 200, 'calls')
   t.equal(page.total, 0, 'nothing was recorded: the call never started')
+})
+
+t.test('key presses (RFC 4733) reach the graph: "5#" is the caller’s turn', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const line = await s.line()
+  const run = await runSipp({
+    scenario: callerScenario({ waitMs: 4000, listenMs: 2500 }),
+    target: s.target,
+    args: ['-s', line.number.slice(1)],
+    files: { 'speech.pcap': dtmfPcap('5#') },
+  })
+  t.equal(run.code, 0, 'SIPp completed the call', { diagnostic: true, output: run.output })
+  const [call] = await s.finishedCalls(1)
+  const detail = expectStatus(await s.a.request('GET', `/api/v1/calls/${call!.call_uuid}`, { token: s.owner.token }), 200, 'call detail')
+  const said = detail.transcript.map((l: { role: string; text: string }) => `${l.role}: ${l.text}`)
+  t.ok(said.includes('user: 5'), 'the entry is the caller’s turn', { said })
+  t.ok(
+    said.some((l: string) => l.startsWith('assistant: Thank you')),
+    'the collect node took it and the graph went on',
+    { said },
+  )
+  t.equal(detail.events.filter((e: { kind: string }) => e.kind === 'dtmf').length, 2, 'each key recorded once')
 })

@@ -3,12 +3,12 @@ import { startEngine, type Engine } from '../../api/index.js'
 import { startTelephony } from '../../api/calls/telephony.js'
 import { resample } from '../../engine/audio/index.js'
 import { startDeepgramStandIn, type DeepgramStandIn } from '../../engine/pipeline/providers/stand-ins/index.js'
-import { encodeMulaw } from '../../sip/index.js'
+import { type DtmfDigit, dtmfPackets, encodeMulaw } from '../../sip/index.js'
 import type { TelephonyService } from '../../telephony/index.js'
 import { CALL_GRAPH, VOICE_CONFIG, W } from '../api/calls/fixtures.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { speak } from '../helpers/speech.js'
-import { writeRtpPcap } from '../helpers/sipp.js'
+import { type PcapRtpPacket, writeRtpPcap, writeRtpPcapPackets } from '../helpers/sipp.js'
 import { expectStatus, newOwner, type Actor } from '../helpers/tenancy-fixtures.js'
 
 export interface PhoneScene {
@@ -99,4 +99,16 @@ export async function speechPcap(text: string): Promise<Buffer> {
     frames.push(out)
   }
   return writeRtpPcap(frames, 0)
+}
+
+/** Key presses as RFC 4733 events (payload type 101) in a pcap for SIPp: each key 100 ms, 400 ms apart. */
+export function dtmfPcap(keys: string): Buffer {
+  const packets: PcapRtpPacket[] = []
+  ;[...keys].forEach((key, i) => {
+    const startMs = i * 400
+    for (const p of dtmfPackets(key as DtmfDigit, 8000 + startMs * 8)) {
+      packets.push({ atMs: startMs + p.atMs, payloadType: 101, marker: p.marker, timestamp: p.timestamp, payload: p.payload })
+    }
+  })
+  return writeRtpPcapPackets(packets.sort((a, b) => a.atMs - b.atMs))
 }

@@ -6,6 +6,9 @@
 import type { SpeechEdgeFrame } from '../frames.js'
 import { FINALIZE_AFTER_MS } from './controller-options.js'
 
+/** A transcript as the turn sees it: whitespace runs made one space, ends trimmed. */
+export const normalize = (text: string) => text.replace(/\s+/g, ' ').trim()
+
 export class CallerState {
   speaking = false
   muted = false

@@ -13,16 +13,15 @@
  */
 import { isBackchannel } from '../../turn-taking/backchannels.js'
 import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
-import { CallerState } from './caller-state.js'
+import { CallerState, normalize } from './caller-state.js'
 import { type ControllerOptions, type Step, TICK_MS, TIMER_SLACK_MS } from './controller-options.js'
 import type { TurnDecision, TurnEvent } from '../../turn-taking/strategy.js'
 import type { CallStatus, EndReason } from '../../server/protocol.js'
 import type { ControllerFrame, ReplyFrame, SpeechEdgeFrame } from '../frames.js'
 import { type Command, Outbox } from './commands.js'
 import type { CallEndReason } from './recorder.js'
-import { newReply, noTiming, type Reply, reportHeard } from './replies.js'
-
-const normalize = (text: string) => text.replace(/\s+/g, ' ').trim()
+import { DtmfEntry, earliest } from './dtmf-entry.js'
+import { newReply, noteTiming, noTiming, type Reply, reportHeard } from './replies.js'
 
 export class CallController {
   private readonly options: ControllerOptions
@@ -51,6 +50,7 @@ export class CallController {
   /** What a tick tells turn-taking, one object reused: they read it and keep nothing of it (20 ms, every call). */
   private readonly tickEvent: Extract<TurnEvent, { type: 'tick' }> = { type: 'tick', at: 0 }
   private strategyWakeAt: number | null = null
+  private readonly dtmf = new DtmfEntry()
 
   constructor(options: ControllerOptions) {
     const { limits } = options
@@ -100,7 +100,7 @@ export class CallController {
       case 'end':
         return this.onControl(f)
       case 'dtmf':
-        return this.out.record('dtmf', { digits: f.digits })
+        return this.onDtmf(f.digits)
       case 'mute':
         this.caller.muted = f.muted
         this.out.do({ type: 'mute_input', muted: f.muted })
@@ -148,9 +148,20 @@ export class CallController {
     this.turnEvent({ type: 'transcript', text: raw, final, at: this.now })
   }
 
+  /** A key press cuts the agent at once (a clear intent, as speech that barges in); `#` or a pause ends the entry. */
+  private onDtmf(keys: string): void {
+    this.out.record('dtmf', { digits: keys })
+    this.caller.lastActivityAt = this.now
+    if (this.turn?.speaking) this.interrupt(this.turn)
+    const entry = this.dtmf.press(keys, this.now)
+    if (entry !== null) this.endOfTurn(entry, this.now)
+  }
+
   private onTick(): void {
     const now = this.now
     if (this.caller.finalizeDue(now)) this.out.do({ type: 'finalize_transcript' })
+    const entry = this.dtmf.due(now)
+    if (entry !== null) this.endOfTurn(entry, now)
     if (now - this.startedAt >= this.options.limits.maxDurationMs) return this.finish('max_duration', 'max_duration')
     // A timer may fire a hair early (Node's timers count whole ms): that is the frame's tick too,
     // or it would be set again for the fraction left and fire twice.
@@ -261,11 +272,8 @@ export class CallController {
     if (!r || r.id !== f.replyId || r.interrupted) return
     switch (f.type) {
       case 'reply_text':
-        r.timing.firstTokenAt ??= f.at
-        return
       case 'reply_audio':
-        r.timing.ttsFirstByteMs ??= f.ms
-        return
+        return noteTiming(r, f)
       case 'reply_playing':
         if (r.speaking) return
         r.speaking = true
@@ -386,12 +394,6 @@ export class CallController {
   /** When the controller next needs to be ticked (clock ms), or null. */
   get nextWakeAt(): number | null {
     if (this.ending || !this.started) return null
-    // Read on every frame: no array, no allocation.
-    let at = this.tickDueAt
-    const strategy = this.strategyWakeAt
-    const finalize = this.caller.finalizeAt
-    if (strategy !== null && (at === null || strategy < at)) at = strategy
-    if (finalize !== null && (at === null || finalize < at)) at = finalize
-    return at
+    return earliest(this.tickDueAt, this.strategyWakeAt, this.caller.finalizeAt, this.dtmf.dueAt)
   }
 }

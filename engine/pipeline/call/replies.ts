@@ -2,7 +2,7 @@
  * The controller's record of one agent reply: where it came from, how far it got, and the
  * timestamps its `metrics` event is computed from.
  */
-import type { PlayoutGaps } from '../frames.js'
+import type { PlayoutGaps, ReplyFrame } from '../frames.js'
 import type { TurnMetrics } from '../../server/protocol.js'
 import type { Outbox } from './commands.js'
 import type { TurnMetricsRecord } from './recorder.js'
@@ -42,6 +42,12 @@ export const noTiming = (): ReplyTiming => ({
   firstFrameAt: null,
   bargeInStopMs: null,
 })
+
+/** The first token's and the first audio byte's times, for the turn's metrics (each kept once). */
+export function noteTiming(r: Reply, f: Extract<ReplyFrame, { type: 'reply_text' | 'reply_audio' }>): void {
+  if (f.type === 'reply_text') r.timing.firstTokenAt ??= f.at
+  else r.timing.ttsFirstByteMs ??= f.ms
+}
 
 export function newReply(id: string, userText: string | null, startedAt: number, timing: ReplyTiming = noTiming()): Reply {
   return { id, userText, startedAt, timing, speaking: false, interrupted: false, endsCall: false }
