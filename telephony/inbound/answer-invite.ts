@@ -105,7 +105,10 @@ export class PendingInvite {
       return this.#reply(488, 'Not Acceptable Here', [['Warning', `399 ozan "${negotiated.error.code}"`]])
     }
     const toTag = randomBytes(6).toString('hex')
-    this.#reply(180, 'Ringing', [], toTag)
+    // §12.1.1: a dialog-creating response copies the request's Record-Route, so the caller's later
+    // requests (ACK, BYE) take the route the proxies asked for.
+    const recordRoute = request.headers.getAll('Record-Route').map((v) => ['Record-Route', v] as [string, string])
+    this.#reply(180, 'Ringing', recordRoute, toTag)
     if (ctx.answerDelayMs > 0) await new Promise((r) => setTimeout(r, ctx.answerDelayMs))
     if (this.cancelled) return
     let prepared: PreparedCall
@@ -128,6 +131,7 @@ export class PendingInvite {
     const ok = responseTo(request, 200, 'OK', {
       toTag,
       headers: [
+        ...recordRoute,
         ['Contact', contact.serialize()],
         ['Allow', 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY'],
         ['Content-Type', 'application/sdp'],
