@@ -86,6 +86,8 @@ export type ControlFrame =
   | { type: 'dtmf'; digits: string }
   /** The caller muted (or unmuted) their microphone. */
   | { type: 'mute'; muted: boolean }
+  /** A transport that carries transfers out (a phone line: REFER) says how one went. */
+  | { type: 'transfer_result'; ok: boolean; reason?: string }
 
 export type LifecycleFrame =
   /** The call begins: greet, listen. `info` (providers, VAD) is recorded with it. */
@@ -155,6 +157,7 @@ export const FRAME_LANE: Readonly<Record<FrameType, Lane>> = {
   end: 'system',
   dtmf: 'system',
   mute: 'system',
+  transfer_result: 'system',
   call_start: 'system',
   caller_left: 'system',
   shutdown: 'system',

@@ -1,5 +1,5 @@
 import type { GuardOptions, Logger } from '../../core/index.js'
-import { type Dialog, type Peer, parseSdp, responseTo, type SdpSession, serializeSdp, type SipRequest, type SipResponse } from '../../sip/index.js'
+import { type Dialog, type Peer, parseSdp, parseUri, responseTo, type SdpSession, serializeSdp, type SipRequest, type SipResponse } from '../../sip/index.js'
 import type { CallMedia } from '../media/types.js'
 import type { IncomingRequest, SipUserAgent } from '../sip/user-agent.js'
 import { nextHopUri, peerForUri } from '../sip/peers.js'
@@ -18,6 +18,19 @@ export interface CallDialogDeps {
   source: Peer
   /** Told once, when the dialog is over (BYE either way, failure): forget the call. */
   onClosed(): void
+  /** The host a transfer to a number names (the trunk's domain or host). */
+  referDomain: string
+}
+
+/** How long a transfer may take, REFER to its final NOTIFY. */
+const REFER_TIMEOUT_MS = 30_000
+
+/** A transfer target as a URI: sip:/sips:/tel: as given (parsed), a number as sip:<number>@domain. */
+export function referTarget(target: string, domain: string): string | undefined {
+  const t = target.trim()
+  if (/^(sips?|tel):/i.test(t)) return parseUri(t)?.serialize()
+  const number = t.replace(/[ \-.()]/g, '')
+  return /^\+?[0-9]{2,15}$/.test(number) ? `sip:${number}@${domain}` : undefined
 }
 
 /**
@@ -30,6 +43,9 @@ export class CallDialog {
   lastAck: { request: SipRequest; target: Peer } | undefined
   #closed = false
   #byeSent = false
+  #referring = false
+  #referTimer: NodeJS.Timeout | undefined
+  #onReferOutcome: ((ok: boolean, reason?: string) => void) | undefined
 
   constructor(
     readonly dialog: Dialog,
@@ -59,6 +75,8 @@ export class CallDialog {
         return this.#info(incoming)
       case 'OPTIONS':
         return this.deps.ua.respond(transaction, responseTo(request, 200, 'OK', { headers: [['Allow', ALLOW]] }))
+      case 'NOTIFY':
+        return this.#notify(incoming)
       default:
         return this.deps.ua.respond(transaction, responseTo(request, 405, 'Method Not Allowed', { headers: [['Allow', ALLOW]] }))
     }
@@ -92,6 +110,53 @@ export class CallDialog {
         done()
       })
     this.dialog.transition('terminated')
+  }
+
+  /**
+   * A blind transfer (RFC 3515): REFER the peer to `target` (a number, sent as a SIP URI of the
+   * trunk's domain, or a sip:/tel: URI), then follow its NOTIFYs (message/sipfrag). A final 2xx
+   * there is success: the call ends (the engine hangs up). A refused REFER, a failed attempt or
+   * no answer in REFER_TIMEOUT_MS is a failure the agent says, and the call goes on.
+   */
+  refer(target: string): void {
+    const report = (ok: boolean, reason?: string) => {
+      if (!this.#referring) return
+      this.#referring = false
+      clearTimeout(this.#referTimer)
+      this.media.transport.transferResult(ok, reason)
+    }
+    const uri = referTarget(target, this.deps.referDomain)
+    if (!uri || this.#referring || this.#closed) return this.media.transport.transferResult(false, uri ? 'busy' : 'bad_target')
+    this.#referring = true
+    this.#onReferOutcome = report
+    this.#referTimer = setTimeout(() => report(false, 'timeout'), REFER_TIMEOUT_MS)
+    this.#referTimer.unref()
+    const refer = this.dialog.createRequest('REFER', {
+      extraHeaders: [
+        ['Refer-To', `<${uri}>`],
+        ['Referred-By', this.dialog.localUri.serialize()],
+      ],
+    })
+    void this.#nextHop().then((hop) =>
+      this.deps.ua.request(refer, hop, {
+        response: (r) => {
+          if (r.status >= 300) report(false, `refer ${r.status}`)
+        },
+        failed: (why) => report(false, why),
+      }),
+    )
+  }
+
+  /** NOTIFY of our REFER's subscription (RFC 3515 §2.4.4): the attempt's progress as a sipfrag status line. */
+  #notify({ request, transaction }: IncomingRequest): void {
+    const event = request.headers.get('Event')?.split(';')[0]?.trim().toLowerCase()
+    if (event !== 'refer') return this.deps.ua.respond(transaction, responseTo(request, 489, 'Bad Event'))
+    this.deps.ua.respond(transaction, responseTo(request, 200, 'OK'))
+    const status = Number(/^SIP\/2\.0 (\d{3})/.exec(request.body.toString('utf8', 0, 200))?.[1])
+    const terminated = request.headers.get('Subscription-State')?.trim().toLowerCase().startsWith('terminated') ?? false
+    if (status >= 200 && status < 300) this.#onReferOutcome?.(true)
+    else if (status >= 300) this.#onReferOutcome?.(false, `transfer ${status}`)
+    else if (terminated) this.#onReferOutcome?.(false, 'subscription ended')
   }
 
   /** Releases the media; idempotent. */

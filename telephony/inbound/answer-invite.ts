@@ -5,6 +5,7 @@ import { NameAddr, parseSdp, parseUri, responseTo, SdpSession, serializeSdp, typ
 import { CallDialog, type CallDialogDeps } from '../calls/call-dialog.js'
 import type { PhoneCallStart } from '../calls/types.js'
 import type { CallMedia, PhoneSignals } from '../media/types.js'
+import { uriHost } from '../sip/peers.js'
 import type { IncomingRequest, SipUserAgent } from '../sip/user-agent.js'
 import { admitInvite, type AdmissionDeps } from './admission.js'
 
@@ -25,7 +26,7 @@ export interface AnswerContext extends AdmissionDeps {
   prepare(start: PhoneCallStart): PreparedCall
   recordRefused(start: PhoneCallStart & { code: string }): void
   startCall(callId: string, media: CallMedia, prepared: PreparedCall): void
-  dialogDeps: Omit<CallDialogDeps, 'transport' | 'source' | 'onClosed'>
+  dialogDeps: Omit<CallDialogDeps, 'transport' | 'source' | 'onClosed' | 'referDomain'>
   /** The call's dialog is established: in-dialog requests go to it from now on. */
   established(call: CallDialog): void
   /** The call's dialog is over: forget it. */
@@ -87,7 +88,7 @@ export class PendingInvite {
       ctx.recordRefused({ ...start, code: 'concurrency_limit' })
       return this.#reply(486, 'Busy Here')
     }
-    const signals: PhoneSignals = { ended: () => call?.hangUp(), transfer: () => {} }
+    const signals: PhoneSignals = { ended: () => call?.hangUp(), transfer: (target) => call?.refer(target) }
     let call: CallDialog | undefined
     try {
       this.#media = await ctx.openMedia(signals)
@@ -141,6 +142,7 @@ export class PendingInvite {
     this.#answered = true
     call = new CallDialog(made.value, media, sdp, {
       ...ctx.dialogDeps,
+      referDomain: uriHost(trunk.domain ?? trunk.host),
       transport: source.transport,
       source,
       onClosed: () => {

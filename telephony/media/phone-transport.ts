@@ -38,6 +38,8 @@ const RESOLVED = Promise.resolve(true)
 
 export class PhoneCallTransport implements PhoneTransport {
   readonly name = 'sip'
+  /** A transfer is a REFER the SIP side sends; its outcome comes back through transferResult. */
+  readonly transferWaits = true
   private readonly options: PhoneTransportOptions
   private input: TransportInput | undefined
   private timer: TimerId | undefined
@@ -109,6 +111,10 @@ export class PhoneCallTransport implements PhoneTransport {
   }
 
   /** A key press from the caller: an RFC 4733 event, or SIP INFO (RFC 2976) through the SIP side. Not a digit: ignored. */
+  transferResult(ok: boolean, reason?: string): void {
+    if (!this.closed) this.input?.frame({ type: 'transfer_result', ok, ...(reason !== undefined && { reason }) })
+  }
+
   dtmfReceived(digit: string): void {
     const upper = digit.toUpperCase()
     if (this.gone || upper.length !== 1 || !DTMF_DIGITS.includes(upper)) return

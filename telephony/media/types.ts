@@ -57,6 +57,8 @@ export interface PhoneTransport extends CallTransport {
   callerLeft(how: 'hangup' | 'dropped'): void
   /** A digit the SIP side received (INFO, RFC 2976 with application/dtmf-relay): the graph hears it like an RFC 4733 one. */
   dtmfReceived(digit: string): void
+  /** How a transfer the agent asked for (PhoneSignals.transfer) went: the call ends, or the agent says it failed and goes on. */
+  transferResult(ok: boolean, reason?: string): void
   /** Sends digits as RFC 4733 events (each ~100 ms plus a pause); resolves when sent. */
   sendDtmf(digits: string): Promise<void>
 }

@@ -48,7 +48,7 @@ export interface DialContext {
   startCall(callId: string, media: CallMedia, prepared: PreparedCall): void
   /** The call's state for its record (api: the pending session row); `detail` names a failure. */
   progress(callId: string, state: DialProgress, detail?: string): void
-  dialogDeps: Omit<CallDialogDeps, 'transport' | 'source' | 'onClosed'>
+  dialogDeps: Omit<CallDialogDeps, 'transport' | 'source' | 'onClosed' | 'referDomain'>
   established(call: CallDialog): void
   closed(call: CallDialog): void
 }
@@ -77,7 +77,7 @@ export async function dial(r: DialRequest, ctx: DialContext): Promise<void> {
     return ctx.progress(r.callId, 'failed', 'destination_refused')
   }
   let call: CallDialog | undefined
-  const signals: PhoneSignals = { ended: () => call?.hangUp(), transfer: () => {} }
+  const signals: PhoneSignals = { ended: () => call?.hangUp(), transfer: (target) => call?.refer(target) }
   let media: CallMedia
   try {
     media = await ctx.openMedia(signals)
@@ -169,6 +169,7 @@ export async function dial(r: DialRequest, ctx: DialContext): Promise<void> {
     const read = parsed.ok ? sdp.readAnswer(parsed.sdp) : undefined
     call = new CallDialog(dialog, media, sdp, {
       ...ctx.dialogDeps,
+      referDomain: domain,
       transport: target.transport,
       source: target,
       onClosed: () => {

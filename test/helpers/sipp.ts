@@ -72,6 +72,7 @@ export async function runSipp(o: {
     `${o.timeoutS ?? 30}s`,
     '-timeout_error',
     '-trace_err',
+    ...(process.env['OZAN_KEEP_SIPP'] === '1' ? ['-trace_msg'] : []),
     ...(o.args ?? []),
   ]
   const child = spawn('sipp', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -83,7 +84,9 @@ export async function runSipp(o: {
     child.on('exit', resolve)
   })
   for (const name of await readdir(cwd)) if (name.endsWith('_errors.log')) output += await readFile(join(cwd, name), 'utf8')
-  await rm(cwd, { recursive: true, force: true })
+  // OZAN_KEEP_SIPP=1 keeps the directory with -trace_msg's message log, for debugging a scenario.
+  if (process.env['OZAN_KEEP_SIPP'] === '1') output += `\nkept: ${cwd}`
+  else await rm(cwd, { recursive: true, force: true })
   return { code, output: output.slice(-3000) }
 }
 

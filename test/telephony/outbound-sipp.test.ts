@@ -6,7 +6,7 @@ import t from 'tap'
 import { freeUdpPort, runSipp, type SippRun, skipWithoutSipp } from '../helpers/sipp.js'
 import { skipWithoutEspeak } from '../helpers/speech.js'
 import { expectStatus } from '../helpers/tenancy-fixtures.js'
-import { busyCalleeScenario, calleeScenario, unansweredCalleeScenario } from './fixtures/scenarios.js'
+import { busyCalleeScenario, calleeScenario, transferredCalleeScenario, unansweredCalleeScenario } from './fixtures/scenarios.js'
 import { type PhoneScene, phoneScene, speechPcap } from './scene.js'
 
 const skip = (await skipWithoutSipp()) || (await skipWithoutEspeak())
@@ -115,4 +115,42 @@ t.test('POST /calls with channel phone: bad numbers are 422 at the field', { ski
       `at body.${field}`,
     )
   }
+})
+
+t.test('transfer: a REFER the callee accepts and completes ends the call; a refused one is said and the call goes on', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const read = (id: string) => () => s.a.request('GET', `/api/v1/calls/${id}`, { token: s.owner.token }).then((r) => r.body)
+  const control = (id: string, body: Record<string, unknown>) => s.a.request('POST', `/api/v1/calls/${id}/control`, { token: s.owner.token, body })
+
+  const ok = await callee(transferredCalleeScenario())
+  const okLine = await s.line({ trunk: { host: '127.0.0.1', port: ok.port } })
+  const one = await place(s, okLine.number, okLine.workflowId)
+  await until('answered', read(one.call_uuid), (d) => d.status === 'active')
+  t.same((await control(one.call_uuid, { action: 'transfer', target: '+1 555 019 9999' })).body, { receivers: 1 })
+  const okRun = await ok.done
+  t.equal(okRun.code, 0, 'REFER to the number, 202, NOTIFY 100 and 200, then our BYE', { diagnostic: true, output: okRun.output })
+  t.match(await until('transferred', read(one.call_uuid), (d) => d.status === 'completed'), { status: 'completed', disposition: 'transfer' })
+
+  const no = await callee(transferredCalleeScenario({ refuse: true }))
+  const noLine = await s.line({ trunk: { host: '127.0.0.1', port: no.port } })
+  const two = await place(s, noLine.number, noLine.workflowId)
+  await until('answered', read(two.call_uuid), (d) => d.status === 'active')
+  await control(two.call_uuid, { action: 'transfer', target: '+15550199999' })
+  const said = await until('failure said', read(two.call_uuid), (d) =>
+    d.transcript?.some((l: { role: string; text: string }) => l.role === 'assistant' && l.text.includes('could not transfer')),
+  )
+  t.ok(
+    said.transcript.some((l: { role: string; text: string }) => l.text.includes('could not transfer')),
+    'the agent says the transfer failed',
+    {
+      status: said.status,
+      disposition: said.disposition,
+      error: said.error_code,
+      events: said.events?.map((e: { kind: string; data: unknown }) => `${e.kind} ${JSON.stringify(e.data).slice(0, 80)}`),
+    },
+  )
+  t.equal(said.status, 'active', 'and the call goes on')
+  await control(two.call_uuid, { action: 'end', immediately: true })
+  t.equal((await no.done).code, 0, 'REFER declined, then our BYE when ended')
+  t.match(await until('ended', read(two.call_uuid), (d) => d.status === 'completed'), { disposition: 'ended_by_api' })
 })

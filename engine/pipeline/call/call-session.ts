@@ -88,6 +88,7 @@ export class CallSession {
       ...(deps.bargeIn && { bargeIn: deps.bargeIn }),
       ...(deps.stillTherePrompt !== undefined && { stillTherePrompt: deps.stillTherePrompt }),
       streamingStt: deps.stt.streaming,
+      transferWaits: deps.transport.transferWaits === true,
     })
     this.input = new AudioInput({
       vad: deps.vad,

@@ -21,6 +21,16 @@ export interface ControllerOptions {
   stillTherePrompt?: string
   /** The STT finalizes on request (streaming): asked to after `finalizeAfterMs` of a pause. */
   streamingStt: boolean
+  /**
+   * The transport carries a transfer out and reports how it went (transfer_result): the call goes on
+   * until then, and after a failed one. Otherwise (a browser) a transfer ends the call at once.
+   */
+  transferWaits?: boolean
+}
+
+/** What the agent says when a transfer failed (the call goes on). */
+export function transferFailedLine(language: string): string {
+  return language.startsWith('tr') ? 'Üzgünüm, sizi aktaramadım.' : 'Sorry, I could not transfer the call.'
 }
 
 export interface Step {

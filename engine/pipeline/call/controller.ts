@@ -14,7 +14,7 @@
 import { isBackchannel } from '../../turn-taking/backchannels.js'
 import { BargeIn, type BargeInDecision, type BargeInOptions, DEFAULT_BARGE_IN } from '../../turn-taking/barge-in.js'
 import { CallerState, normalize } from './caller-state.js'
-import { type ControllerOptions, type Step, TICK_MS, TIMER_SLACK_MS } from './controller-options.js'
+import { type ControllerOptions, type Step, TICK_MS, TIMER_SLACK_MS, transferFailedLine } from './controller-options.js'
 import type { TurnDecision, TurnEvent } from '../../turn-taking/strategy.js'
 import type { CallStatus, EndReason } from '../../server/protocol.js'
 import type { ControllerFrame, ReplyFrame, SpeechEdgeFrame } from '../frames.js'
@@ -99,8 +99,17 @@ export class CallController {
       case 'transfer':
       case 'end':
         return this.onControl(f)
-      case 'dtmf':
-        return this.onDtmf(f.digits)
+      case 'dtmf': {
+        // A key press cuts the agent at once (a clear intent); `#` or a pause ends the entry (dtmf-entry.ts).
+        this.out.record('dtmf', { digits: f.digits })
+        this.caller.lastActivityAt = this.now
+        if (this.turn?.speaking) this.interrupt(this.turn)
+        const entry = this.dtmf.press(f.digits, this.now)
+        return entry === null ? undefined : this.endOfTurn(entry, this.now)
+      }
+      case 'transfer_result':
+        this.out.record('transfer_result', { ok: f.ok, reason: f.reason ?? null })
+        return f.ok ? this.finish('transfer', 'transfer') : this.onControl({ type: 'say', text: transferFailedLine(this.options.language), interrupt: false })
       case 'mute':
         this.caller.muted = f.muted
         this.out.do({ type: 'mute_input', muted: f.muted })
@@ -146,15 +155,6 @@ export class CallController {
     this.caller.transcript(text, final, this.now)
     if (!final && text) this.out.emit({ type: 'transcript', role: 'user', text, final: false, turnId: `turn-${this.userTurns + 1}`, interrupted: false })
     this.turnEvent({ type: 'transcript', text: raw, final, at: this.now })
-  }
-
-  /** A key press cuts the agent at once (a clear intent, as speech that barges in); `#` or a pause ends the entry. */
-  private onDtmf(keys: string): void {
-    this.out.record('dtmf', { digits: keys })
-    this.caller.lastActivityAt = this.now
-    if (this.turn?.speaking) this.interrupt(this.turn)
-    const entry = this.dtmf.press(keys, this.now)
-    if (entry !== null) this.endOfTurn(entry, this.now)
   }
 
   private onTick(): void {
@@ -354,7 +354,7 @@ export class CallController {
         return
       case 'transfer':
         this.out.emit({ type: 'transfer', target: f.target })
-        return this.finish('transfer', 'transfer')
+        return this.options.transferWaits ? undefined : this.finish('transfer', 'transfer')
     }
   }
 

@@ -17,6 +17,8 @@ export interface TransportInput {
 export interface CallTransport {
   /** For the record: "websocket", "memory", "sip". */
   readonly name: string
+  /** It carries a transfer out itself and reports the outcome as a transfer_result frame (a phone line's REFER). */
+  readonly transferWaits?: boolean
   /** The caller is gone (or never came): nothing more can be sent. */
   readonly closed: boolean
   /** The call starts listening: from now on the transport delivers to `input`. */
