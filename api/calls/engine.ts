@@ -13,6 +13,7 @@ import type { Services } from '../app.js'
 import { ApiError } from '../http/errors.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 import { WEB_CALL_PATH } from './service.js'
+import { openPrepared } from './prepared.js'
 import { SessionCallRecorder } from './session-recorder.js'
 
 export type { Engine } from '../../engine/index.js'
@@ -98,18 +99,7 @@ function prepareCall(services: Services, logger: Logger, call: WebCall): Prepare
       pending: picked.pending,
     })
     const runtime = new GraphRuntime(def, agent, services.sessions.runtimeIO(scope), picked.state, { channel: 'web', session_id: recorder.sessionId })
-    const rec = recorder
-    rec.stateFrom(() => runtime.state)
-    if (!rec.open()) throw new ApiError('session_ended', 'This call is no longer waiting for a connection.')
-    return {
-      agent,
-      runtime,
-      stt: voice.stt,
-      tts: voice.tts,
-      ...(voice.voice !== undefined && { voice: voice.voice }),
-      language: voice.sttLanguage,
-      recorder: rec,
-    }
+    return openPrepared({ agent, runtime, voice, recorder }, 'This call is no longer waiting for a connection.')
   } catch (err) {
     // Nothing was recorded unless the session row was opened (then it is closed as failed).
     recorder?.ended('error')

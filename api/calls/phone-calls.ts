@@ -10,6 +10,7 @@ import { GraphRuntime, initialState, type RuntimeState } from '../../engine/grap
 import type { Services } from '../app.js'
 import { ApiError } from '../http/errors.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
+import { openPrepared } from './prepared.js'
 import { SessionCallRecorder } from './session-recorder.js'
 import type { DialProgress, PhoneCallStart } from '../../telephony/index.js'
 
@@ -64,17 +65,7 @@ export function preparePhoneCall(services: Services, logger: Logger, r: PhoneCal
     caller_number: r.callerNumber,
     called_number: r.calledNumber,
   })
-  recorder.stateFrom(() => runtime.state)
-  if (!recorder.open()) throw new ApiError('session_ended')
-  return {
-    agent,
-    runtime,
-    stt: voice.stt,
-    tts: voice.tts,
-    ...(voice.voice !== undefined && { voice: voice.voice }),
-    language: voice.sttLanguage,
-    recorder,
-  }
+  return openPrepared({ agent, runtime, voice, recorder }, 'This call is no longer waiting to connect.')
 }
 
 /**

@@ -119,26 +119,7 @@ export class CallService {
     assertVoiceReady(this.deps.sessions, scopeOf(p), agent)
     // The cap counts live voice calls; a pending one takes its slot when the browser connects.
     if (!this.deps.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
-    const def = storedDefinition(agent.definition)
-    const state = initialState(def, body.variables)
-    const id = randomUUID()
-    const now = this.deps.clock.now()
-    this.deps.repos.sessions.insert({
-      id,
-      organization_id: p.organizationId,
-      environment_id: p.environmentId,
-      workflow_id: agent.workflowId,
-      workflow_version: agent.version,
-      channel: 'web',
-      definition: agent.definition,
-      config: agent.config,
-      state: JSON.stringify(state),
-      started_by_user: p.userId,
-      started_by_key: p.apiKeyId,
-      started_at: now,
-      status: 'pending',
-      pending_until: now + this.deps.webCalls.tokens.ttlS * 1000,
-    })
+    const { id, state, now } = this.insertPending(p, agent, body.variables, 'web', this.deps.webCalls.tokens.ttlS * 1000)
     let minted
     try {
       minted = await this.mint({ ...scopeOf(p), workflowId: agent.workflowId, callId: id })
@@ -179,8 +160,15 @@ export class CallService {
     const agent = this.agent(p, body)
     if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
     assertVoiceReady(this.deps.sessions, scopeOf(p), agent)
-    const def = storedDefinition(agent.definition)
-    const state = initialState(def, body.variables)
+    const { id, state, now } = this.insertPending(p, agent, body.variables, 'phone', PHONE_PENDING_MS)
+    dialer.dial({ callId: id, from: number!, to: to!, workflowId: agent.workflowId })
+    const row = this.deps.repos.sessions.get(scopeOf(p), id)!
+    return { ...callFields(row), created_at: iso(now)!, variables: state.variables }
+  }
+
+  /** A voice call recorded pending (its agent snapshot and variables) until it connects, or `pendingMs` runs out. */
+  private insertPending(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: 'web' | 'phone', pendingMs: number) {
+    const state = initialState(storedDefinition(agent.definition), variables)
     const id = randomUUID()
     const now = this.deps.clock.now()
     this.deps.repos.sessions.insert({
@@ -189,7 +177,7 @@ export class CallService {
       environment_id: p.environmentId,
       workflow_id: agent.workflowId,
       workflow_version: agent.version,
-      channel: 'phone',
+      channel,
       definition: agent.definition,
       config: agent.config,
       state: JSON.stringify(state),
@@ -197,11 +185,9 @@ export class CallService {
       started_by_key: p.apiKeyId,
       started_at: now,
       status: 'pending',
-      pending_until: now + PHONE_PENDING_MS,
+      pending_until: now + pendingMs,
     })
-    dialer.dial({ callId: id, from: number!, to: to!, workflowId: agent.workflowId })
-    const row = this.deps.repos.sessions.get(scopeOf(p), id)!
-    return { ...callFields(row), created_at: iso(now)!, variables: state.variables }
+    return { id, state, now }
   }
 
   list(p: Principal, q: CallListQueryT) {
