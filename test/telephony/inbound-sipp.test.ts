@@ -4,6 +4,7 @@
 // with channel phone. Refusals: unknown number 404, a stranger 403, a digest challenge answered,
 // the live-call cap 486 (recorded as refused), CANCEL while ringing 487.
 import t from 'tap'
+import { startImpairingRelay } from '../helpers/impairing-relay.js'
 import { runSipp, skipWithoutSipp } from '../helpers/sipp.js'
 import { skipWithoutEspeak } from '../helpers/speech.js'
 import { expectStatus } from '../helpers/tenancy-fixtures.js'
@@ -118,4 +119,34 @@ t.test('key presses (RFC 4733) reach the graph: "5#" is the caller’s turn', { 
     { said },
   )
   t.equal(detail.events.filter((e: { kind: string }) => e.kind === 'dtmf').length, 2, 'each key recorded once')
+})
+
+t.test('impairment: 5 % loss and up to 40 ms jitter between caller and engine, the call completes and is heard', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const line = await s.line()
+  const [host, port] = s.target.split(':')
+  const relay = await startImpairingRelay({ target: { host: host!, port: Number(port) }, lossRate: 0.05, jitterMs: 40, seed: 21 })
+  t.teardown(() => relay.close())
+  s.dg.script('Alice')
+  const run = await runSipp({
+    scenario: callerScenario({ waitMs: 4000, listenMs: 4000 }),
+    target: `127.0.0.1:${relay.sipPort}`,
+    args: ['-s', line.number.slice(1)],
+    files: { 'speech.pcap': await speechPcap('My name is Alice') },
+  })
+  t.equal(run.code, 0, 'SIPp completed the call through the impaired network', { diagnostic: true, output: run.output })
+  t.ok(
+    relay.stats.dropped > 0 && relay.stats.forwarded > 10 * relay.stats.dropped,
+    `packets lost on the way (${relay.stats.dropped} of ${relay.stats.dropped + relay.stats.forwarded})`,
+  )
+  const [call] = await s.finishedCalls(1)
+  t.match(call, { channel: 'phone', status: 'completed' })
+  const detail = expectStatus(await s.a.request('GET', `/api/v1/calls/${call!.call_uuid}`, { token: s.owner.token }), 200, 'detail')
+  const said = detail.transcript.map((l: { role: string; text: string }) => `${l.role}: ${l.text}`)
+  t.ok(said.includes('user: Alice'), 'the caller was heard through the loss and jitter', { said })
+  t.ok(
+    said.some((l: string) => l.startsWith('assistant: Thank you')),
+    'and the conversation went on',
+    { said },
+  )
 })
