@@ -13,6 +13,7 @@ import {
   type SipRequest,
   type SipResponse,
   type SourceLimits,
+  type TimerClock,
   type TransactionId,
 } from '../sip/index.js'
 import type { CallDialog } from './calls/call-dialog.js'
@@ -54,6 +55,8 @@ export interface TelephonyDeps {
   progress(callId: string, state: DialProgress, detail?: string): void
   openMedia(host: string, signals: PhoneSignals): Promise<CallMedia>
   resolve?: ResolveHost
+  /** The calls' session timers' clock (RFC 4028); tests move it by hand. */
+  timers?: TimerClock
 }
 
 const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY'
@@ -203,7 +206,7 @@ export class TelephonyService {
       prepare: (start) => this.deps.prepare(start),
       recordRefused: (start) => this.deps.recordRefused(start),
       startCall: (callId, media, prepared) => this.deps.startCall(callId, media, prepared),
-      dialogDeps: { ua: this.ua, guard: this.deps.guard, logger: this.deps.logger },
+      dialogDeps: { ua: this.ua, guard: this.deps.guard, logger: this.deps.logger, ...(this.deps.timers && { timers: this.deps.timers }) },
       established: (call) => this.#calls.set(dialogKey(call.dialog.id), call),
       closed: (call) => this.#calls.delete(dialogKey(call.dialog.id)),
     })
@@ -230,7 +233,7 @@ export class TelephonyService {
       prepare: (start) => this.deps.prepare(start),
       startCall: (callId, media, prepared) => this.deps.startCall(callId, media, prepared),
       progress: (callId, state, detail) => this.deps.progress(callId, state, detail),
-      dialogDeps: { ua: this.ua, guard: this.deps.guard, logger: this.deps.logger },
+      dialogDeps: { ua: this.ua, guard: this.deps.guard, logger: this.deps.logger, ...(this.deps.timers && { timers: this.deps.timers }) },
       established: (call) => this.#calls.set(dialogKey(call.dialog.id), call),
       closed: (call) => this.#calls.delete(dialogKey(call.dialog.id)),
     }).catch((err) => {

@@ -5,6 +5,7 @@
  */
 import type { Config, Logger } from '../../core/index.js'
 import type { Engine } from '../../engine/index.js'
+import type { TimerClock } from '../../sip/index.js'
 import { openCallMedia, RtpPortPool, TelephonyService } from '../../telephony/index.js'
 import type { Services } from '../app.js'
 import { preparePhoneCall, recordPhoneProgress, recordRefusedPhoneCall } from './phone-calls.js'
@@ -17,6 +18,8 @@ export interface TelephonyOptions {
   /** Overrides config.sip.host / port (tests: 127.0.0.1 and 0). */
   host?: string
   port?: number
+  /** The calls' session timers' clock (tests move it by hand). */
+  timers?: TimerClock
 }
 
 /** Null when OZAN_SIP is off. Throws when the SIP port cannot be bound (the caller decides what that means). */
@@ -39,6 +42,7 @@ export async function startTelephony(o: TelephonyOptions): Promise<TelephonyServ
     progress: (callId, state, detail) => recordPhoneProgress(services, callId, state, detail),
     startCall: (callId, media, prepared) => o.engine.startCall({ callId, transport: media.transport, prepared, logFields: { channel: 'phone' } }),
     openMedia: (host, signals) => openCallMedia({ pool, host, signals, logger: log }),
+    ...(o.timers && { timers: o.timers }),
   })
   services.sipTrunks.onChanged((id) => telephony.trunkChanged(id))
   services.calls.attachDialer(telephony)

@@ -1,8 +1,24 @@
 import type { GuardOptions, Logger } from '../../core/index.js'
-import { type Dialog, type Peer, parseSdp, parseUri, responseTo, type SdpSession, serializeSdp, type SipRequest, type SipResponse } from '../../sip/index.js'
+import {
+  type Dialog,
+  negotiateAsUac,
+  negotiateAsUas,
+  type Peer,
+  parseSdp,
+  parseUri,
+  responseTo,
+  type SessionTimerChoice,
+  systemTimerClock,
+  type TimerClock,
+  type SdpSession,
+  serializeSdp,
+  type SipRequest,
+  type SipResponse,
+} from '../../sip/index.js'
 import type { CallMedia } from '../media/types.js'
 import type { IncomingRequest, SipUserAgent } from '../sip/user-agent.js'
 import { nextHopUri, peerForUri } from '../sip/peers.js'
+import { SessionRefresh } from './session-refresh.js'
 
 /** DTMF in SIP INFO bodies (application/dtmf-relay: "Signal=5", application/dtmf: "5"). */
 const INFO_DIGIT = /^(?:Signal\s*=\s*)?([0-9*#A-Da-d])\s*$/m
@@ -20,6 +36,8 @@ export interface CallDialogDeps {
   onClosed(): void
   /** The host a transfer to a number names (the trunk's domain or host). */
   referDomain: string
+  /** Session timers' clock (tests move it by hand). */
+  timers?: TimerClock
 }
 
 /** How long a transfer may take, REFER to its final NOTIFY. */
@@ -43,6 +61,7 @@ export class CallDialog {
   lastAck: { request: SipRequest; target: Peer } | undefined
   #closed = false
   #byeSent = false
+  #refresh: SessionRefresh | undefined
   #referring = false
   #referTimer: NodeJS.Timeout | undefined
   #onReferOutcome: ((ok: boolean, reason?: string) => void) | undefined
@@ -159,10 +178,53 @@ export class CallDialog {
     else if (terminated) this.#onReferOutcome?.(false, 'subscription ended')
   }
 
+  /** Runs the session timer the dialog's first exchange negotiated (RFC 4028); `role`: ours in the dialog. */
+  startSessionTimer(choice: SessionTimerChoice, role: 'uac' | 'uas'): void {
+    this.#refresh?.stop()
+    this.#refresh = new SessionRefresh(choice, role, this.deps.timers ?? systemTimerClock, {
+      refresh: () => this.#sendRefresh(),
+      expired: () => {
+        this.deps.logger.warn({ interval_s: choice.intervalS }, 'phone call: the session was not refreshed in time; hanging up (RFC 4028)')
+        this.hangUp()
+      },
+    })
+  }
+
+  /** Our session refresh: a re-INVITE with the session as it is (same SDP version), ACKed on its 2xx. */
+  #sendRefresh(): void {
+    const refresh = this.#refresh
+    if (!refresh || this.#closed || this.sdp.state !== 'stable') return
+    const reinvite = this.dialog.createRequest('INVITE', {
+      body: Buffer.from(serializeSdp(this.sdp.createOffer())),
+      contentType: 'application/sdp',
+      extraHeaders: [
+        ['Supported', 'timer'],
+        ['Session-Expires', refresh.sessionExpires],
+      ],
+    })
+    void this.#nextHop().then((hop) => {
+      const { sent } = this.deps.ua.request(reinvite, hop, {
+        response: (r) => {
+          if (r.status < 200) return
+          if (r.status >= 300) return this.sdp.cancelOffer() // no refresh: the BYE deadline stands
+          this.deps.ua.sendStateless(this.dialog.ack(sent), hop)
+          const parsed = parseSdp(r.body)
+          const read = parsed.ok ? this.sdp.readAnswer(parsed.sdp) : undefined
+          if (read?.ok) this.media.apply(read.negotiated)
+          else this.sdp.cancelOffer()
+          const terms = negotiateAsUac(r)
+          refresh.refreshed(terms.ok ? terms.timer : undefined)
+        },
+        failed: () => this.sdp.cancelOffer(),
+      })
+    })
+  }
+
   /** Releases the media; idempotent. */
   close(): void {
     if (this.#closed) return
     this.#closed = true
+    this.#refresh?.stop()
     // A dialog ended under the call (no ACK, BYE unanswered): the call hears the caller is gone.
     if (!this.media.transport.closed) this.media.transport.callerLeft('dropped')
     this.media.close()
@@ -185,14 +247,22 @@ export class CallDialog {
   /** A re-INVITE or UPDATE: hold, resume, a new address or codec (RFC 3264 §8); 488 keeps the old session. */
   #renegotiate(request: SipRequest): SipResponse {
     const contact = this.dialog.localContact.serialize()
+    // RFC 4028 §9: a re-INVITE or UPDATE is a session refresh; its 2xx restarts the interval.
+    const timer = this.#refresh ? negotiateAsUas(request) : undefined
+    if (timer?.kind === 'reject')
+      return responseTo(
+        request,
+        timer.status,
+        timer.status === 422 ? 'Session Interval Too Small' : timer.reason,
+        timer.status === 422 ? { headers: timer.headers } : {},
+      )
+    const timerHeaders = timer?.kind === 'accept' ? timer.headers : []
     if (request.body.length === 0) {
       // An offerless re-INVITE (§14.2): we offer what we have; the answer comes in the ACK.
       const offer = serializeSdp(this.sdp.createOffer())
+      this.#refresh?.refreshed(timer?.kind === 'accept' ? timer.timer : undefined)
       return responseTo(request, 200, 'OK', {
-        headers: [
-          ['Contact', contact],
-          ['Content-Type', 'application/sdp'],
-        ],
+        headers: [...timerHeaders, ['Contact', contact], ['Content-Type', 'application/sdp']],
         body: Buffer.from(offer),
       })
     }
@@ -200,11 +270,9 @@ export class CallDialog {
     const answered = parsed.ok ? this.sdp.answerOffer(parsed.sdp) : undefined
     if (!answered?.ok) return responseTo(request, 488, 'Not Acceptable Here')
     this.media.apply(answered.negotiated)
+    this.#refresh?.refreshed(timer?.kind === 'accept' ? timer.timer : undefined)
     return responseTo(request, 200, 'OK', {
-      headers: [
-        ['Contact', contact],
-        ['Content-Type', 'application/sdp'],
-      ],
+      headers: [...timerHeaders, ['Contact', contact], ['Content-Type', 'application/sdp']],
       body: Buffer.from(serializeSdp(answered.answer)),
     })
   }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Logger } from '../../core/index.js'
 import type { LiveCalls, PreparedCall } from '../../engine/index.js'
-import { NameAddr, parseSdp, parseUri, responseTo, SdpSession, serializeSdp, type SipResponse, uasDialog } from '../../sip/index.js'
+import { NameAddr, negotiateAsUas, parseSdp, parseUri, responseTo, SdpSession, serializeSdp, type SipResponse, uasDialog } from '../../sip/index.js'
 import { CallDialog, type CallDialogDeps } from '../calls/call-dialog.js'
 import type { PhoneCallStart } from '../calls/types.js'
 import type { CallMedia, PhoneSignals } from '../media/types.js'
@@ -82,6 +82,14 @@ export class PendingInvite {
     const log = ctx.logger.child({ call_id: start.callId, organization_id: start.organizationId, trunk_id: trunk.id })
     const offer = request.body.length > 0 ? parseSdp(request.body) : undefined
     if (offer && !offer.ok) return this.#reply(488, 'Not Acceptable Here')
+    // RFC 4028: the session timer, or 422 (with our Min-SE) for an interval too short.
+    const timer = negotiateAsUas(request)
+    if (timer.kind === 'reject')
+      return this.#reply(
+        timer.status,
+        timer.status === 422 ? 'Session Interval Too Small' : timer.reason,
+        timer.status === 422 ? timer.headers.map(([n, v]) => [n, v] as [string, string]) : [],
+      )
     this.#release = ctx.liveCalls.acquire(start.organizationId) ?? undefined
     if (!this.#release) {
       log.warn('inbound call refused: the organization is at its live-call cap')
@@ -133,6 +141,7 @@ export class PendingInvite {
       toTag,
       headers: [
         ...recordRoute,
+        ...timer.headers,
         ['Contact', contact.serialize()],
         ['Allow', 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY'],
         ['Content-Type', 'application/sdp'],
@@ -157,6 +166,7 @@ export class PendingInvite {
       call?.hangUp()
     })
     if (negotiated?.ok) media.apply(negotiated.negotiated)
+    if (timer.timer) call.startSessionTimer(timer.timer, 'uas')
     ctx.startCall(start.callId, media, prepared)
     log.info({ caller: start.callerNumber, called: start.calledNumber }, 'inbound call answered')
   }

@@ -5,6 +5,7 @@ import type { LiveCalls, PreparedCall } from '../../engine/index.js'
 import {
   authorizeRequest,
   DigestClient,
+  negotiateAsUac,
   parseSdp,
   type Peer,
   SdpSession,
@@ -13,6 +14,7 @@ import {
   type SipResponse,
   SipUri,
   serializeSdp,
+  sessionTimerRequestHeaders,
   uacDialog,
 } from '../../sip/index.js'
 import { CallDialog, type CallDialogDeps } from '../calls/call-dialog.js'
@@ -100,6 +102,7 @@ export async function dial(r: DialRequest, ctx: DialContext): Promise<void> {
       ['Contact', ctx.ua.contact(trunk.username ?? fromUser.replace('+', ''), trunk.transport)],
       ['Allow', 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY'],
       ['User-Agent', 'Ozan'],
+      ...sessionTimerRequestHeaders(),
       ['Content-Type', 'application/sdp'],
     ]),
     Buffer.from(serializeSdp(sdp.createOffer())),
@@ -207,6 +210,8 @@ export async function dial(r: DialRequest, ctx: DialContext): Promise<void> {
     }
     finish('answered')
     media.apply(read.negotiated)
+    const timer = negotiateAsUac(res)
+    if (timer.ok && timer.timer) call.startSessionTimer(timer.timer, 'uac')
     ctx.startCall(r.callId, media, prepared)
     log.info({ to: r.to }, 'outbound call answered')
   }

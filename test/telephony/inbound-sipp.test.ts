@@ -8,7 +8,8 @@ import { startImpairingRelay } from '../helpers/impairing-relay.js'
 import { runSipp, skipWithoutSipp } from '../helpers/sipp.js'
 import { skipWithoutEspeak } from '../helpers/speech.js'
 import { expectStatus } from '../helpers/tenancy-fixtures.js'
-import { cancelScenario, callerScenario, refusedScenario } from './fixtures/scenarios.js'
+import { cancelScenario, callerScenario, refusedScenario, sessionTimerCallerScenario, shortSessionTimerScenario } from './fixtures/scenarios.js'
+import { ManualTimers } from './registration/fixtures.js'
 import { dtmfPcap, phoneScene, speechPcap } from './scene.js'
 
 const skip = (await skipWithoutSipp()) || (await skipWithoutEspeak())
@@ -149,4 +150,18 @@ t.test('impairment: 5 % loss and up to 40 ms jitter between caller and engine, t
     'and the conversation went on',
     { said },
   )
+})
+
+t.test('session timers (RFC 4028): the interval the caller asks is answered, refreshed by our re-INVITE; too short is 422', { skip }, async (t) => {
+  const timers = new ManualTimers()
+  const s = await phoneScene(t, {}, { timers })
+  const line = await s.line()
+  const running = runSipp({ scenario: sessionTimerCallerScenario(90), target: s.target, args: ['-s', line.number.slice(1)] })
+  for (let i = 0; i < 200 && timers.pending === 0; i++) await new Promise((r) => setTimeout(r, 25))
+  t.equal(timers.pending, 1, 'the answered call runs a session timer')
+  t.equal(timers.fireNext(), 45_000, 'the refresh is due at half the interval (we refresh: refresher=uas)')
+  const run = await running
+  t.equal(run.code, 0, 'Session-Expires in the 200; our re-INVITE answered and ACKed; BYE', { diagnostic: true, output: run.output })
+  const short = await runSipp({ scenario: shortSessionTimerScenario(), target: s.target, args: ['-s', line.number.slice(1)] })
+  t.equal(short.code, 0, '422 Session Interval Too Small with Min-SE: 90', { diagnostic: true, output: short.output })
 })

@@ -3,7 +3,7 @@ import { startEngine, type Engine } from '../../api/index.js'
 import { startTelephony } from '../../api/calls/telephony.js'
 import { resample } from '../../engine/audio/index.js'
 import { startDeepgramStandIn, type DeepgramStandIn } from '../../engine/pipeline/providers/stand-ins/index.js'
-import { type DtmfDigit, dtmfPackets, encodeMulaw } from '../../sip/index.js'
+import { type DtmfDigit, dtmfPackets, encodeMulaw, type TimerClock } from '../../sip/index.js'
 import type { TelephonyService } from '../../telephony/index.js'
 import { CALL_GRAPH, VOICE_CONFIG, W } from '../api/calls/fixtures.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
@@ -28,7 +28,11 @@ export interface PhoneScene {
 let numberSeq = 0
 
 /** The real app, engine and SIP listener on loopback (UDP+TCP, free ports), a Deepgram stand-in for STT. */
-export async function phoneScene(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<PhoneScene> {
+export async function phoneScene(
+  t: { teardown(fn: () => unknown): void },
+  env: Record<string, string> = {},
+  o: { timers?: TimerClock } = {},
+): Promise<PhoneScene> {
   const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
   t.teardown(() => dg.close())
   const rtpMin = 20_000 + 2 * Math.floor(Math.random() * 10_000)
@@ -43,7 +47,7 @@ export async function phoneScene(t: { teardown(fn: () => unknown): void }, env: 
   const config = loadConfig({ ...fullEnv, OZAN_ENGINE_SOCKET: 'ws' })
   const logger = createLogger(process.env['OZAN_TEST_LOG'] === '1' ? 'debug' : 'silent')
   const engine = await startEngine({ services: a.services, config, logger, host: '127.0.0.1', port: 0 })
-  const telephony = (await startTelephony({ services: a.services, config, engine, logger, host: '127.0.0.1', port: 0 }))!
+  const telephony = (await startTelephony({ services: a.services, config, engine, logger, host: '127.0.0.1', port: 0, ...(o.timers && { timers: o.timers }) }))!
   t.teardown(async () => {
     await engine.close()
     await telephony.close()
