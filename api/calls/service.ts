@@ -16,7 +16,7 @@ import {
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
-import type { SessionAgent, SessionService } from '../sessions/service.js'
+import { newSession, type SessionAgent, type SessionService } from '../sessions/service.js'
 import { assertValid } from '../workflows/service.js'
 import type { CallCreateT, CallListQueryT, PHONE_STATUSES } from './schema.js'
 import { assertVoiceReady } from './voice-readiness.js'
@@ -168,26 +168,10 @@ export class CallService {
 
   /** A voice call recorded pending (its agent snapshot and variables) until it connects, or `pendingMs` runs out. */
   private insertPending(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: 'web' | 'phone', pendingMs: number) {
-    const state = initialState(storedDefinition(agent.definition), variables)
-    const id = randomUUID()
     const now = this.deps.clock.now()
-    this.deps.repos.sessions.insert({
-      id,
-      organization_id: p.organizationId,
-      environment_id: p.environmentId,
-      workflow_id: agent.workflowId,
-      workflow_version: agent.version,
-      channel,
-      definition: agent.definition,
-      config: agent.config,
-      state: JSON.stringify(state),
-      started_by_user: p.userId,
-      started_by_key: p.apiKeyId,
-      started_at: now,
-      status: 'pending',
-      pending_until: now + pendingMs,
-    })
-    return { id, state, now }
+    const { row, state } = newSession(p, agent, variables, channel, now)
+    this.deps.repos.sessions.insert({ ...row, status: 'pending', pending_until: now + pendingMs })
+    return { id: row.id, state, now }
   }
 
   list(p: Principal, q: CallListQueryT) {

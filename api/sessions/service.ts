@@ -66,24 +66,9 @@ export class SessionService {
    * runs its opening. A failed opening removes the session unannounced: starting again is the retry.
    */
   async open(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: 'chat' | 'run'): Promise<TurnFields> {
-    const def = storedDefinition(agent.definition)
-    const now = this.deps.clock.now()
-    const id = randomUUID()
-    const state = initialState(def, variables)
-    this.deps.repos.sessions.insert({
-      id,
-      organization_id: p.organizationId,
-      environment_id: p.environmentId,
-      workflow_id: agent.workflowId,
-      workflow_version: agent.version,
-      channel,
-      definition: agent.definition,
-      config: agent.config,
-      state: JSON.stringify(state),
-      started_by_user: p.userId,
-      started_by_key: p.apiKeyId,
-      started_at: now,
-    })
+    const { row: newRow } = newSession(p, agent, variables, channel, this.deps.clock.now())
+    const id = newRow.id
+    this.deps.repos.sessions.insert(newRow)
     const row = this.deps.repos.sessions.get(scope(p), id)!
     return this.locks.run(id, async () => {
       try {
@@ -387,4 +372,28 @@ export class SessionService {
 function upstreamError(err: unknown, signal: AbortSignal): unknown {
   if (signal.aborted && !(err instanceof ApiError)) return new ApiError('service_unavailable')
   return upstreamApiError(err)
+}
+
+/**
+ * A new session of `agent` started by `p` at `now`, as the sessions table takes it (active unless
+ * the caller says pending), with its runtime state: the one place a session row is made from an
+ * agent, for text sessions and runs here and for voice calls (api/calls).
+ */
+export function newSession(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: SessionRow['channel'], now: number) {
+  const state = initialState(storedDefinition(agent.definition), variables)
+  const row = {
+    id: randomUUID(),
+    organization_id: p.organizationId,
+    environment_id: p.environmentId,
+    workflow_id: agent.workflowId,
+    workflow_version: agent.version,
+    channel,
+    definition: agent.definition,
+    config: agent.config,
+    state: JSON.stringify(state),
+    started_by_user: p.userId,
+    started_by_key: p.apiKeyId,
+    started_at: now,
+  }
+  return { row, state }
 }

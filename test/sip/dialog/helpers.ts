@@ -1,24 +1,6 @@
-import { parseSipMessage, SipRequest, SipResponse } from '../../../sip/message/index.js'
+import type { SipRequest, SipResponse } from '../../../sip/message/index.js'
 
-/** Parses literal SIP text (lines joined with CRLF, Content-Length added). */
-function parse(lines: readonly string[], body = ''): SipRequest | SipResponse {
-  const text = `${lines.join('\r\n')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  const result = parseSipMessage(Buffer.from(text))
-  if (!result.ok) throw new Error(result.error.reason)
-  return result.message
-}
-
-export function request(lines: readonly string[], body = ''): SipRequest {
-  const message = parse(lines, body)
-  if (!(message instanceof SipRequest)) throw new Error('not a request')
-  return message
-}
-
-export function response(lines: readonly string[], body = ''): SipResponse {
-  const message = parse(lines, body)
-  if (!(message instanceof SipResponse)) throw new Error('not a response')
-  return message
-}
+export { request, response } from '../literal-messages.js'
 
 /** The header lines of a message as written, for comparing with an RFC's example. */
 export function lines(message: SipRequest | SipResponse): string[] {
