@@ -19,6 +19,7 @@ import { BLOCK, DEFAULT_SPEECH_RMS, heardWords } from './deepgram-speech.js'
 import { controlType, credentials, metadataMessage, resultsMessage, upgradeRefusal, type DeepgramAuth, type ResultsFlags } from './deepgram-wire.js'
 import { latencySampler, type LatencySpec } from './latency.js'
 import { listening } from './http-helpers.js'
+import { DEFAULT_DEEPGRAM_MODELS, modelListing, type DeepgramModelRecord, type ListingFailure, type ListingRequest } from './model-listing.js'
 
 export interface ScriptedUtterance {
   text: string
@@ -113,6 +114,8 @@ export interface DeepgramStandInOptions {
    * transcription and speech (as in the OpenAI stand-in's `mount`).
    */
   mount?: { prefix: string; handler: (req: http.IncomingMessage, res: http.ServerResponse) => void }[]
+  /** What `GET /v1/models` lists (model-listing.ts); default DEFAULT_DEEPGRAM_MODELS. */
+  models?: { stt: DeepgramModelRecord[]; tts: DeepgramModelRecord[] }
 }
 
 export interface DeepgramStandIn {
@@ -121,6 +124,9 @@ export interface DeepgramStandIn {
   sessions: DeepgramSession[]
   script(...utterances: Array<ScriptedUtterance | string>): void
   fail(...failures: DeepgramFailure[]): void
+  /** Every `GET /v1/models` received, and failures for the next ones (their own queue). */
+  modelListings: ListingRequest[]
+  failModelListing(...failures: ListingFailure[]): void
   close(): Promise<void>
 }
 
@@ -130,9 +136,12 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
   const sessions: DeepgramSession[] = []
   const latency = latencySampler(options.finalLatencyMs ?? { p50: 250, p95: 300 }, options.seed ?? 1)
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => (p.has('token') ? 'token' : false) })
+  const listing = modelListing((status, message) => ({ err_code: status === 401 ? 'INVALID_AUTH' : 'INJECTED', err_msg: message, request_id: randomUUID() }))
   const server = http.createServer((req, res) => {
     const mounted = options.mount?.find((m) => req.url?.startsWith(m.prefix))
     if (mounted) return mounted.handler(req, res)
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models')
+      return listing.answer(req, res, credentials(req).key === options.apiKey, () => options.models ?? DEFAULT_DEEPGRAM_MODELS)
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ err_code: 'NOT_FOUND', err_msg: 'Not found.' }))
   })
   const sockets = new Set<WebSocket>()
@@ -387,9 +396,12 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
     sessions,
     script: (...u) => script.push(...u.map((x) => (typeof x === 'string' ? { text: x } : x))),
     fail: (...f) => failures.push(...f),
+    modelListings: listing.requests,
+    failModelListing: listing.fail,
     close: async () => {
       for (const ws of sockets) ws.terminate()
       wss.close()
+      server.closeAllConnections() // a hung listing request, say
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }

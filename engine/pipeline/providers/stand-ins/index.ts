@@ -1,7 +1,7 @@
 /**
  * Local servers that speak the real wire protocols of the providers in this folder's parent
  * (OpenAI chat, embeddings, speech and transcription; Deepgram live and Aura speech), for tests and
- * benches: the providers run their real SDK code paths without keys or network. README.md says
+ * benches (and their model listings, model-listing.ts): the providers run their real SDK code paths without keys or network. README.md says
  * what each one answers, how it fails on demand and what it logs.
  */
 export { latencySampler, latencyTarget, seededRandom, type LatencySpec } from './latency.js'
@@ -40,6 +40,7 @@ export {
   type UtteranceLog,
 } from './deepgram-server.js'
 export { speechSpanMs, DEFAULT_SPEECH_RMS } from './deepgram-speech.js'
+export { DEFAULT_DEEPGRAM_MODELS, type DeepgramModelRecord, type ListingFailure, type ListingRequest } from './model-listing.js'
 export {
   startTranscriptionStandIn,
   type TranscriptionStandIn,

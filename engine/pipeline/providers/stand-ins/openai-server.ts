@@ -13,6 +13,7 @@ import { checkEmbeddingsRequest, embeddingsBody, synonymTable } from './openai-e
 import { chunkBody, completionBody, errorBody, maskKey, newId, planChunks, usageBody, type ScriptedReply, type Usage } from './openai-wire.js'
 import { closedSignal, listening, readBody, sleep } from './http-helpers.js'
 import { latencySampler, type LatencySpec } from './latency.js'
+import { modelListing, type ListingFailure, type ListingRequest } from './model-listing.js'
 
 export type { ScriptedReply, ScriptedToolCall } from './openai-wire.js'
 export type { StandInMessage, StandInTool } from './openai-validate.js'
@@ -106,6 +107,9 @@ export interface OpenAiStandIn {
   pace(p: { firstTokenLatencyMs?: LatencySpec; tokensPerSecond?: number }): void
   /** Replaces the embeddings' synonym groups. */
   synonyms(...groups: string[][]): void
+  /** Every `GET /v1/models` received, and failures for the next ones (their own queue, apart from `fail`'s). */
+  modelListings: ListingRequest[]
+  failModelListing(...failures: ListingFailure[]): void
   close(): Promise<void>
 }
 
@@ -126,10 +130,18 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
   let tokensPerSecond = options.tokensPerSecond ?? 0
   const models = options.models ?? ['gpt-4o-mini']
   let synonyms = synonymTable(options.synonyms ?? [])
+  const listing = modelListing((status, message) =>
+    status === 401 ? errorBody('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key') : errorBody(message, 'server_error'),
+  )
 
   const server = http.createServer((req, res) => {
     const mounted = options.mount?.find((m) => req.url?.startsWith(m.prefix))
     if (mounted) return mounted.handler(req, res)
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models')
+      return listing.answer(req, res, req.headers.authorization === `Bearer ${options.apiKey}`, () => ({
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'stand-in' })),
+      }))
     handle(req, res).catch(() => res.destroy())
   })
 
@@ -146,9 +158,6 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
         : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
       const record = path === '/v1/chat/completions' || path === '/v1/embeddings' ? log(path, raw, false, res, receivedAt) : undefined
       return json(res, 401, errorBody(message, 'invalid_request_error', sent ? 'invalid_api_key' : null), {}, record)
-    }
-    if (req.method === 'GET' && path === '/v1/models') {
-      return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'stand-in' })) })
     }
     if (req.method === 'POST' && path === '/v1/embeddings') return embed(res, raw, receivedAt)
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -317,6 +326,8 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions): Promise
       }
     },
     synonyms: (...groups) => void (synonyms = synonymTable(groups)),
+    modelListings: listing.requests,
+    failModelListing: listing.fail,
     fail: (...f) => void failures.push(...f),
     pace: (p) => {
       if (p.firstTokenLatencyMs !== undefined) nextFirstTokenMs = latencySampler(p.firstTokenLatencyMs)
