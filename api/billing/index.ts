@@ -1,0 +1,8 @@
+export { billingRoutes } from './routes.js'
+export { BillingService, type EngineCounts } from './service.js'
+export { createBilling } from './wiring.js'
+export { CreditWatches, CREDIT_CHECK_EVERY_MS, OUT_OF_CREDIT_LINE, endForCredit } from './credit-watch.js'
+export { PriceBook, DEFAULT_PRICES, costMinor, type PriceEntry } from './pricing.js'
+export { priceUsage, type Cost, type CostItem } from './meter.js'
+export { StripePayments } from './payments/stripe.js'
+export { ManualPayments } from './payments/manual.js'

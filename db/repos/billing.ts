@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto'
+import type { Db } from '../database.js'
+
+/** What one ended session used (base units) and cost. */
+export interface UsageRow {
+  session_id: string
+  organization_id: string
+  environment_id: string
+  workflow_id: string | null
+  channel: string
+  call_ms: number
+  stt_audio_ms: number
+  prompt_tokens: number
+  completion_tokens: number
+  tts_characters: number
+  /** The itemised lines, JSON. */
+  items: string
+  amount_minor: number
+  currency: string
+  ended_at: number
+}
+
+export type CreditKind = 'topup' | 'grant' | 'usage'
+
+export interface CreditRow {
+  id: string
+  seq: number
+  organization_id: string
+  kind: CreditKind
+  amount_minor: number
+  balance_after_minor: number
+  currency: string
+  description: string
+  session_id: string | null
+  provider: string | null
+  external_id: string | null
+  created_by_user: string | null
+  created_at: number
+}
+
+export type NewCredit = Pick<CreditRow, 'organization_id' | 'kind' | 'amount_minor' | 'currency' | 'description' | 'created_at'> &
+  Partial<Pick<CreditRow, 'session_id' | 'provider' | 'external_id' | 'created_by_user'>>
+
+export interface TopupRow {
+  id: string
+  organization_id: string
+  provider: string
+  amount_minor: number
+  currency: string
+  status: 'pending' | 'paid'
+  external_id: string | null
+  created_by_user: string | null
+  created_by_key: string | null
+  created_at: number
+  paid_at: number | null
+}
+
+/**
+ * Usage rows, the append-only credit ledger, top-ups and handled payment events. Ledger writes run
+ * in IMMEDIATE transactions: the write lock is taken before the balance is read, so two writers
+ * (threads, processes) never both read the same balance and the chain of balance_after_minor holds.
+ */
+export class BillingRepo {
+  private readonly insertUsageStmt
+  private readonly balanceStmt
+  private readonly lastSeqStmt
+  private readonly insertCreditStmt
+  private readonly usageOnceStmt
+  private readonly paidOnceStmt
+  private readonly eventSeenStmt
+  private readonly insertEventStmt
+  private readonly appendTx
+  private readonly settleTx
+
+  constructor(private readonly db: Db) {
+    this.insertUsageStmt = db.prepare(`INSERT OR IGNORE INTO billing_usage (session_id, organization_id, environment_id, workflow_id, channel,
+      call_ms, stt_audio_ms, prompt_tokens, completion_tokens, tts_characters, items, amount_minor, currency, ended_at)
+      VALUES (@session_id, @organization_id, @environment_id, @workflow_id, @channel, @call_ms, @stt_audio_ms, @prompt_tokens,
+      @completion_tokens, @tts_characters, @items, @amount_minor, @currency, @ended_at)`)
+    this.balanceStmt = db.prepare('SELECT coalesce(sum(amount_minor), 0) AS balance FROM credit_transactions WHERE organization_id = ?')
+    this.lastSeqStmt = db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM credit_transactions WHERE organization_id = ?')
+    this.insertCreditStmt = db.prepare(`INSERT INTO credit_transactions (id, seq, organization_id, kind, amount_minor, balance_after_minor, currency,
+      description, session_id, provider, external_id, created_by_user, created_at)
+      VALUES (@id, @seq, @organization_id, @kind, @amount_minor, @balance_after_minor, @currency, @description, @session_id, @provider,
+      @external_id, @created_by_user, @created_at)`)
+    this.usageOnceStmt = db.prepare("SELECT 1 FROM credit_transactions WHERE session_id = ? AND kind = 'usage'")
+    this.paidOnceStmt = db.prepare('SELECT 1 FROM credit_transactions WHERE provider = ? AND external_id = ?')
+    this.eventSeenStmt = db.prepare('SELECT 1 FROM billing_events WHERE provider = ? AND event_id = ?')
+    this.insertEventStmt = db.prepare('INSERT INTO billing_events (provider, event_id, type, received_at) VALUES (?, ?, ?, ?)')
+    this.appendTx = db.transaction((c: NewCredit) => this.appendNow(c))
+    this.settleTx = db.transaction((u: UsageRow, debit: NewCredit | null) => {
+      // Inserted once per session: a second settle of the same session changes nothing.
+      if (this.insertUsageStmt.run(u).changes === 0) return null
+      return debit ? this.appendNow(debit) : null
+    })
+  }
+
+  /** The organization's balance: the ledger's sum. */
+  balance(organizationId: string): number {
+    return (this.balanceStmt.get(organizationId) as { balance: number }).balance
+  }
+
+  /**
+   * Appends one ledger row with its balance after; null when it was appended before (the same
+   * session's usage, the same provider payment), so a retry or a replay never counts twice.
+   */
+  append(c: NewCredit): CreditRow | null {
+    return this.appendTx.immediate(c)
+  }
+
+  /** Records a session's usage and, when given, its debit, in one transaction; null when already recorded. */
+  settle(u: UsageRow, debit: NewCredit | null): CreditRow | null {
+    return this.settleTx.immediate(u, debit)
+  }
+
+  private appendNow(c: NewCredit): CreditRow | null {
+    if (c.kind === 'usage' && c.session_id && this.usageOnceStmt.get(c.session_id)) return null
+    if (c.provider && c.external_id && this.paidOnceStmt.get(c.provider, c.external_id)) return null
+    const row: CreditRow = {
+      id: randomUUID(),
+      seq: (this.lastSeqStmt.get(c.organization_id) as { seq: number }).seq + 1,
+      balance_after_minor: this.balance(c.organization_id) + c.amount_minor,
+      session_id: null,
+      provider: null,
+      external_id: null,
+      created_by_user: null,
+      ...c,
+    }
+    this.insertCreditStmt.run(row)
+    return row
+  }
+
+  transactions(organizationId: string, at: { limit: number; offset: number }): { items: CreditRow[]; total: number } {
+    const items = this.db
+      .prepare('SELECT * FROM credit_transactions WHERE organization_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
+      .all(organizationId, at.limit, at.offset) as CreditRow[]
+    const total = (this.db.prepare('SELECT count(*) AS n FROM credit_transactions WHERE organization_id = ?').get(organizationId) as { n: number }).n
+    return { items, total }
+  }
+
+  lastTransactionAt(organizationId: string): number | null {
+    const r = this.db.prepare('SELECT max(created_at) AS at FROM credit_transactions WHERE organization_id = ?').get(organizationId) as { at: number | null }
+    return r.at
+  }
+
+  usage(sessionId: string): UsageRow | undefined {
+    return this.db.prepare('SELECT * FROM billing_usage WHERE session_id = ?').get(sessionId) as UsageRow | undefined
+  }
+
+  /** Usage rows of the organization that ended in [since, until). */
+  usageBetween(organizationId: string, since: number, until: number): (UsageRow & { workflow_name: string | null })[] {
+    return this.db
+      .prepare(
+        `SELECT u.*, w.name AS workflow_name FROM billing_usage u LEFT JOIN workflows w ON w.id = u.workflow_id
+         WHERE u.organization_id = ? AND u.ended_at >= ? AND u.ended_at < ? ORDER BY u.ended_at`,
+      )
+      .all(organizationId, since, until) as (UsageRow & { workflow_name: string | null })[]
+  }
+
+  insertTopup(t: TopupRow): void {
+    this.db
+      .prepare(`INSERT INTO credit_topups (id, organization_id, provider, amount_minor, currency, status, external_id, created_by_user, created_by_key,
+        created_at, paid_at) VALUES (@id, @organization_id, @provider, @amount_minor, @currency, @status, @external_id, @created_by_user,
+        @created_by_key, @created_at, @paid_at)`)
+      .run(t)
+  }
+
+  setTopupExternalId(id: string, externalId: string): void {
+    this.db.prepare('UPDATE credit_topups SET external_id = ? WHERE id = ?').run(externalId, id)
+  }
+
+  discardTopup(id: string): void {
+    this.db.prepare("DELETE FROM credit_topups WHERE id = ? AND status = 'pending'").run(id)
+  }
+
+  topup(id: string): TopupRow | undefined {
+    return this.db.prepare('SELECT * FROM credit_topups WHERE id = ?').get(id) as TopupRow | undefined
+  }
+
+  /**
+   * Handles a provider's payment event once: `apply` runs inside the same immediate transaction
+   * that records the event id, so a replayed event (or two deliveries at once) applies nothing.
+   * Returns false when the event had been handled before.
+   */
+  onceForEvent(provider: string, eventId: string, type: string, now: number, apply: () => void): boolean {
+    return this.db
+      .transaction(() => {
+        if (this.eventSeenStmt.get(provider, eventId)) return false
+        this.insertEventStmt.run(provider, eventId, type, now)
+        apply()
+        return true
+      })
+      .immediate()
+  }
+
+  markTopupPaid(id: string, now: number): boolean {
+    return this.db.prepare("UPDATE credit_topups SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'pending'").run(now, id).changes === 1
+  }
+}
