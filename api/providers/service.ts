@@ -53,7 +53,7 @@ type Listing =
   | { source: 'deepgram_models'; stt: ProviderResourceT[]; tts: ProviderResourceT[] }
   | { source: 'espeak_voices'; voices: ProviderResourceT[] }
 
-type Outcome = { ok: true; listing: Listing; fetchedAt: number } | { ok: false; reason: Exclude<FallbackReason, 'no_credential'> }
+type Outcome = { ok: true; listing: Listing; fetchedAt: number } | { ok: false; reason: Exclude<FallbackReason, 'no_credential'>; detail: string }
 
 /** How to list one provider for one organization, or why it cannot be. */
 type Lister = { credential: 'organization' | 'platform' | null; cacheKey: string; run(signal: AbortSignal): Promise<Listing> }
@@ -111,14 +111,8 @@ export class ProviderService {
     if (!entry) throw new ApiError('not_found')
     const lister = this.lister(p.organizationId, entry)
     if (!lister) return this.fallback(entry, 'no_credential', null)
-    const outcome = await this.listing(lister)
-    if (!outcome.ok) {
-      this.deps.logger.warn(
-        { organization_id: p.organizationId, service_type: entry.service_type, provider: entry.key, reason: outcome.reason },
-        'provider listing failed; static catalog used',
-      )
-      return this.fallback(entry, outcome.reason, lister.credential)
-    }
+    const outcome = await this.listing(lister, { organization_id: p.organizationId, provider: entry.key, live_source: entry.live_source })
+    if (!outcome.ok) return this.fallback(entry, outcome.reason, lister.credential)
     const { models, voices } = project(entry, outcome.listing)
     return {
       service_type: entry.service_type,
@@ -137,8 +131,12 @@ export class ProviderService {
     return { service_type: entry.service_type, key: entry.key, source: 'static', fallback_reason: reason, credential, fetched_at: null, models, voices }
   }
 
-  /** The cached outcome, else one upstream request (shared by concurrent callers), remembered for its TTL. */
-  private listing(lister: Lister): Promise<Outcome> {
+  /**
+   * The cached outcome, else one upstream request (shared by concurrent callers), remembered for
+   * its TTL. A failure is logged once per upstream attempt (`context`: who asked, never a key), not
+   * once per request it is answered to.
+   */
+  private listing(lister: Lister, context: Record<string, string>): Promise<Outcome> {
     const cached = this.cache.get(lister.cacheKey)
     if (cached) return Promise.resolve(cached)
     const running = this.inFlight.get(lister.cacheKey)
@@ -148,11 +146,13 @@ export class ProviderService {
       .run(signal)
       .then((listing): Outcome => ({ ok: true, listing, fetchedAt: this.deps.clock.now() }))
       .catch((err): Outcome => {
-        if (err instanceof ListingError) return { ok: false, reason: err.reason }
+        if (err instanceof ListingError) return { ok: false, reason: err.reason, detail: err.message }
         this.deps.logger.error({ err }, 'provider listing threw unexpectedly')
-        return { ok: false, reason: 'upstream_error' }
+        return { ok: false, reason: 'upstream_error', detail: 'unexpected error' }
       })
       .then((outcome) => {
+        if (!outcome.ok)
+          this.deps.logger.warn({ ...context, reason: outcome.reason, detail: outcome.detail }, 'provider listing failed; the static catalog is answered')
         this.cache.set(lister.cacheKey, outcome, outcome.ok ? this.options.ttlMs : this.options.failureTtlMs)
         this.inFlight.delete(lister.cacheKey)
         return outcome

@@ -37,6 +37,13 @@ t.test('each failure kind, on a fresh credential (a failed listing is remembered
     if (c.failure?.kind === 'hang') t.ok(Date.now() - started < 3000, 'the hang is cut at OZAN_PROVIDER_LISTING_TIMEOUT_MS')
   }
   t.equal(s.modelListings.length, cases.length, 'one listing per case')
+  const logged = a.logs.filter((l) => l.includes('provider listing failed'))
+  t.equal(logged.length, cases.length, 'each failure logged once')
+  t.match(JSON.parse(logged.at(-1)!), { provider: 'openai', live_source: 'openai_models', reason: 'timeout' })
+  t.notOk(
+    a.logs.some((l) => l.includes('sk-org-9999') || l.includes('sk-wrong-key')),
+    'no key in any log line',
+  )
 })
 
 t.test('a failed listing is remembered for 10 s, then asked again', async (t) => {
