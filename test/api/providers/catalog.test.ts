@@ -119,3 +119,32 @@ t.test('the OpenAPI document names the schemas as the spec does', async (t) => {
   t.ok(one.responses['422'], '422 documented')
   t.ok(doc.components.schemas.ProviderResponse && doc.components.schemas.ProviderResourcesResponse)
 })
+
+t.test('agent config validation and the static resources come from one catalog: each static voice and model is accepted, others refused', async (t) => {
+  const a = await providersApp(t)
+  const owner = await newOwner(a)
+  const created = expectStatus(await a.request('POST', '/api/v1/workflows', { token: owner.token, body: { name: 'Catalog check' } }), 201, 'create agent')
+  const putConfig = (config: Record<string, unknown>) => a.request('PUT', `/api/v1/workflows/${created.id}/config`, { token: owner.token, body: config })
+  const list = expectStatus<{ service_type: string; key: string; capabilities: { custom_models: boolean; custom_voices: boolean } }[]>(
+    await a.request('GET', PROVIDERS, { token: owner.token }),
+    200,
+    'list',
+  )
+  for (const p of list) {
+    // No credentials here: every provider but espeak answers its static resources.
+    const r = expectStatus(await resources(a, owner, p.service_type, p.key), 200, `${p.service_type}/${p.key}`)
+    const stage = (extra: Record<string, unknown>) => ({ [p.service_type]: { provider: p.key, ...extra } })
+    for (const m of r.models) t.equal((await putConfig(stage({ model: m.id }))).status, 200, `${p.service_type}/${p.key} model ${m.id} is accepted`)
+    if (p.service_type === 'tts' && r.source === 'static')
+      for (const v of r.voices) t.equal((await putConfig(stage({ voice: v.id }))).status, 200, `${p.key} voice ${v.id} is accepted`)
+    if (!p.capabilities.custom_models) {
+      const refused = await putConfig(stage({ model: 'no-such-model' }))
+      t.equal(refused.status, 422, `${p.service_type}/${p.key}: a model outside its closed list is refused`)
+      t.match(refused.body.detail, [{ loc: ['body', p.service_type, 'model'] }])
+    }
+    if (p.service_type === 'tts' && !p.capabilities.custom_voices) {
+      const refused = await putConfig(stage({ voice: 'no-such-voice' }))
+      t.equal(refused.status, 422, `${p.key}: a voice outside its closed list is refused`)
+    }
+  }
+})
