@@ -6,6 +6,7 @@ import { SCOPE_PERMISSIONS, type Permission, type Scope } from '../rbac/index.js
 import { memberPermissions } from '../security/auth-cache.js'
 import { displayPrefix, generateApiKey } from '../security/api-key-format.js'
 import type { Principal } from '../security/principal.js'
+import type { EntitlementGuard } from '../entitlements/index.js'
 import type { ApiKeyCreatedResponseT, ApiKeyResponseT } from './schema.js'
 
 const DAY_MS = 86_400_000
@@ -15,6 +16,8 @@ export class ApiKeyService {
   constructor(
     private readonly repos: Repos,
     private readonly clock: Clock,
+    /** The plan's API-key limit (402 quota_exceeded). */
+    private readonly quota: Pick<EntitlementGuard, 'assertRoom'>,
   ) {}
 
   create(by: Principal, input: { name: string; expires_in_days?: number; scopes?: Scope[] }): ApiKeyCreatedResponseT {
@@ -42,6 +45,7 @@ export class ApiKeyService {
       created_at: now,
       expires_at: input.expires_in_days ? now + input.expires_in_days * DAY_MS : null,
     }
+    this.quota.assertRoom(by.organizationId, 'api_keys')
     this.repos.apiKeys.insert(row)
     return { ...this.toResponse({ ...row, last_used_at: null }), key: generated.key }
   }

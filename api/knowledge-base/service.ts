@@ -7,6 +7,7 @@ import { ApiError } from '../http/errors.js'
 import type { UploadedFile } from '../http/multipart.js'
 import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
+import type { EntitlementGuard } from '../entitlements/index.js'
 import { chunkText, DEFAULT_CHUNKING, type ChunkingOptions } from './chunking.js'
 import { embeddersFor, reciprocalRankFusion } from './embeddings.js'
 import { CONTENT_TYPES, detectKind, extractText, normalizeText } from './parsers.js'
@@ -57,6 +58,8 @@ type Ranking = 'bm25' | 'hybrid'
 const CANDIDATES = 50
 
 export interface KnowledgeServiceOptions {
+  /** The plan's document and byte limits (402 quota_exceeded). */
+  quota: Pick<EntitlementGuard, 'assertKnowledgeRoom'>
   chunking?: Partial<ChunkingOptions>
   /** Hybrid ranking, on when `config.embeddingsModel` is set (api/knowledge-base/embeddings.ts). */
   embeddings?: Parameters<typeof embeddersFor>[0] & { cooldownMs?: number }
@@ -74,7 +77,7 @@ export class KnowledgeService {
   constructor(
     private readonly repos: Repos,
     private readonly clock: Clock,
-    options: KnowledgeServiceOptions = {},
+    private readonly options: KnowledgeServiceOptions,
   ) {
     this.chunking = { ...DEFAULT_CHUNKING, ...options.chunking }
     const e = options.embeddings
@@ -257,6 +260,7 @@ export class KnowledgeService {
 
   private store(p: Principal, doc: NewDocument): DocumentResponseT {
     if (doc.text.length > MAX_TEXT_CHARS) throw new ApiError('file_too_large', `The document's text is longer than ${MAX_TEXT_CHARS} characters.`)
+    this.options.quota.assertKnowledgeRoom(p.organizationId, doc.sizeBytes)
     const id = randomUUID()
     const foldedTitle = foldForIndex(doc.title)
     const chunks = chunkText(doc.text, this.chunking).map((c) => ({

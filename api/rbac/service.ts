@@ -6,6 +6,7 @@ import { ApiError, type Lang } from '../http/errors.js'
 import type { RequestInfo } from '../http/route.js'
 import type { Mailer } from '../mail/mailer.js'
 import type { Principal } from '../security/principal.js'
+import type { EntitlementGuard } from '../entitlements/index.js'
 import { randomToken, sha256Hex } from '../security/random.js'
 import { BUILTIN_ROLE_IDS, PERMISSIONS, describePermission, rolePermissions, type Permission } from './permissions.js'
 import type { InvitationResponseT, MemberResponseT, RoleResponseT } from './schema.js'
@@ -31,6 +32,8 @@ export interface RbacDeps {
   bus: EventBus
   auditor: Auditor
   invitationTtlS: number
+  /** The plan's member limit (402 quota_exceeded): open invitations count, so each can be accepted. */
+  quota: Pick<EntitlementGuard, 'assertInviteRoom' | 'assertJoinRoom'>
 }
 
 /** Roles, members and invitations of the caller's organization. */
@@ -134,6 +137,7 @@ export class RbacService {
     const role = this.assignableRole(p, input.role_id)
     const existing = repos.users.findByEmail(input.email)
     if (existing && repos.members.get(p.organizationId, existing.id)) throw new ApiError('already_member')
+    this.deps.quota.assertInviteRoom(p.organizationId, input.email)
     const now = clock.now()
     const token = randomToken(32)
     const row: Omit<InvitationRow, 'accepted_at' | 'accepted_by'> = {
@@ -189,6 +193,7 @@ export class RbacService {
     if (user.email.toLowerCase() !== inv.email.toLowerCase()) throw new ApiError('invitation_email_mismatch')
     if (repos.members.get(inv.organization_id, user.id)) throw new ApiError('already_member')
     repos.transaction(() => {
+      this.deps.quota.assertJoinRoom(inv.organization_id)
       if (!repos.invitations.markAccepted(inv.id, user.id, now)) throw new ApiError('invalid_token')
       repos.organizations.addMember(inv.organization_id, user.id, inv.role_id, now)
       repos.users.markVerified(user.id, now) // the token arrived by email to this address

@@ -3,6 +3,7 @@ import type { Repos, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow }
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
+import type { EntitlementGuard } from '../entitlements/index.js'
 import { EVENT_TYPES } from './catalog.js'
 import type { WebhookDispatcher } from './dispatcher.js'
 import type {
@@ -25,6 +26,8 @@ const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
 export const MAX_ENDPOINTS = 20
 
 export interface WebhookServiceDeps {
+  /** The plan's webhook-endpoint limit (402 quota_exceeded), over the whole organization. */
+  quota: Pick<EntitlementGuard, 'assertRoom'>
   repos: Repos
   sealer: EndpointSealer
   clock: Clock
@@ -57,6 +60,7 @@ export class WebhookService {
     const now = clock.now()
     const row = repos.transaction(() => {
       if (repos.webhooks.countEndpoints(scope(p)) >= MAX_ENDPOINTS) throw new ApiError('webhook_endpoint_limit')
+      this.deps.quota.assertRoom(p.organizationId, 'webhook_endpoints')
       // The sealed values are bound to the endpoint id, known once the row exists.
       const inserted = repos.webhooks.insertEndpoint({
         organization_id: p.organizationId,

@@ -5,6 +5,7 @@ import { AgentConfig, Definition, validateDefinition } from '../../engine/graph-
 import { ApiError } from '../http/errors.js'
 import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
+import type { EntitlementGuard } from '../entitlements/index.js'
 import type { DefinitionResponseT, WorkflowDetailT, WorkflowSummaryT } from './schema.js'
 import { DEFAULT_DEFINITION, templates } from './templates/index.js'
 
@@ -22,6 +23,8 @@ export class WorkflowService {
     private readonly repos: Repos,
     private readonly bus: EventBus,
     private readonly clock: Clock,
+    /** The plan's agent limit (402 quota_exceeded). */
+    private readonly quota: Pick<EntitlementGuard, 'assertRoom'>,
   ) {}
 
   create(p: Principal, input: { name: string; description: string; template_id?: string; definition?: Definition; config?: AgentConfig }): WorkflowDetailT {
@@ -31,6 +34,7 @@ export class WorkflowService {
     if (input.definition) assertValid(definition, ['body', 'definition'])
     const config = input.config ?? template?.config ?? AgentConfig.parse({})
     const id = randomUUID()
+    this.quota.assertRoom(p.organizationId, 'agents')
     this.repos.workflows.insert({
       id,
       organization_id: p.organizationId,
@@ -122,6 +126,7 @@ export class WorkflowService {
     const newId = randomUUID()
     repos.transaction(() => {
       if (repos.workflows.inLineage(p.organizationId, dest.id, row.lineage_id)) throw new ApiError('already_in_environment')
+      this.quota.assertRoom(p.organizationId, 'agents')
       repos.workflows.insert({
         id: newId,
         organization_id: p.organizationId,
@@ -169,6 +174,7 @@ export class WorkflowService {
   duplicate(p: Principal, id: string): WorkflowDetailT {
     const row = this.row(p, id)
     const newId = randomUUID()
+    this.quota.assertRoom(p.organizationId, 'agents')
     this.repos.workflows.insert({
       id: newId,
       organization_id: p.organizationId,

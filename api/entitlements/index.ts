@@ -1,0 +1,6 @@
+export { entitlementRoutes } from './routes.js'
+export { EntitlementService, type EntitlementServiceDeps } from './service.js'
+export { EntitlementGuard } from './guard.js'
+export { loadPlans, parsePlans, assertAssignedPlansExist, PlanCatalog, PlansFileError, UNLIMITED_PLAN, LIMIT_KEYS, type Plan, type LimitKey } from './plans.js'
+export { PRODUCT_FLAGS, PRODUCT_FLAG_KEYS, MAX_FLAGS_PER_ORGANIZATION, type ProductFlag } from './flags.js'
+export { runPlansCommand, PLANS_USAGE, type PlansCommandResult } from './operator.js'
