@@ -95,6 +95,17 @@ const nodes = {
       max: z.number().optional(),
     }),
   }),
+  dtmf: z.object({
+    ...base,
+    type: z.literal('dtmf'),
+    data: z.object({
+      /**
+       * Keys to press on a phone line (RFC 4733 events), e.g. "1" or "{{account_number}}#": a
+       * template, checked once rendered (DTMF_KEYS); on other channels only recorded.
+       */
+      digits: z.string().trim().min(1).max(200),
+    }),
+  }),
   condition: z.object({ ...base, type: z.literal('condition'), data: z.object({ description: z.string().max(500).optional() }).default({}) }),
   tool: z.object({
     ...base,

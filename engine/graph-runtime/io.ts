@@ -81,6 +81,8 @@ export type RuntimeEvent =
   | { type: 'tool_result'; call_id: string; ok: boolean; output?: unknown; error?: string }
   | { type: 'knowledge'; query: string; hits: number }
   | { type: 'transfer'; target: string; mode: 'cold' | 'warm' }
+  /** Keys a `dtmf` node pressed (dtmf-keys.ts): sent on a phone line once what the agent said before them is heard. */
+  | { type: 'agent_dtmf'; digits: string }
   | { type: 'usage'; model: string; prompt_tokens: number; completion_tokens: number }
   | { type: 'end'; disposition: string }
   | { type: 'error'; code: string; message: string; retryable: boolean }

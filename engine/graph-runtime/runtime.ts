@@ -7,6 +7,7 @@ import { IoFailures, VARIABLE_VALUE_BOUNDS } from './guard.js'
 import { cloneJson, jsonExcess } from './json-bounds.js'
 import type { RuntimeEvent, RuntimeIO } from './io.js'
 import { restateWithLlm } from './collect-llm.js'
+import { dtmfKeys, dtmfProblem } from './dtmf-keys.js'
 import { keepHeard } from './heard.js'
 import { completeLine, llmMissing } from './llm-line.js'
 import { conversationTurn } from './llm-turn.js'
@@ -71,6 +72,24 @@ export class GraphRuntime {
       if (!node) return
       if (node.type === 'collect') await this.answerCollect(node, text, emit, signal)
       else if (node.type === 'conversation') await this.converse(node, text, emit, signal)
+    })
+  }
+
+  /**
+   * The transfer the session ended at did not connect (refused, unanswered, failed): the session
+   * goes on from that node's `failure` edge, or, with none, ends as `transfer_failed`.
+   */
+  transferFailed(signal: AbortSignal): AsyncGenerator<RuntimeEvent> {
+    const from = this.session.transferFrom ? this.nodes.get(this.session.transferFrom) : undefined
+    if (!from || !this.session.ended) throw new RuntimeError('session_ended', 'The session is not waiting on a transfer')
+    return this.run(signal, null, async (emit) => {
+      this.session.ended = false
+      this.session.disposition = null
+      this.session.transferFrom = null
+      const next = this.follow(from, 'failure')
+      const node = next === null ? undefined : this.nodes.get(next)
+      if (node) await this.enter(node, emit, signal, null)
+      else this.finish('transfer_failed', emit)
     })
   }
 
@@ -162,6 +181,14 @@ export class GraphRuntime {
       case 'say':
         this.say(this.render(node.data.text), 'static', emit)
         return this.follow(node, null)
+      case 'dtmf': {
+        const text = this.render(node.data.digits)
+        const digits = dtmfKeys(text)
+        if (digits === null)
+          emit({ type: 'error', code: 'dtmf_invalid', message: `Node "${node.id}": ${dtmfProblem(text)}; nothing was pressed`, retryable: false })
+        else emit({ type: 'agent_dtmf', digits })
+        return this.follow(node, null)
+      }
       case 'condition':
         return this.follow(node, null)
       case 'collect':
@@ -181,6 +208,7 @@ export class GraphRuntime {
         if (node.data.message) this.say(this.render(node.data.message), 'static', emit)
         emit({ type: 'transfer', target: node.data.target, mode: node.data.mode })
         this.finish('transferred', emit)
+        this.session.transferFrom = node.id
         return 'wait'
       case 'end':
         if (node.data.message) this.say(this.render(node.data.message), 'static', emit)

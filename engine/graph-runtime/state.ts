@@ -12,6 +12,12 @@ export interface RuntimeState {
   started: boolean
   ended: boolean
   disposition: string | null
+  /**
+   * The transfer node the session ended at (disposition "transferred"), until the transfer is
+   * known to have connected: a failed one resumes there (GraphRuntime.transferFailed). Absent in
+   * states stored before it existed.
+   */
+  transferFrom?: string | null
 }
 
 export class RuntimeError extends Error {

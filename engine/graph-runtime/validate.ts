@@ -1,3 +1,4 @@
+import { dtmfKeys, dtmfProblem } from './dtmf-keys.js'
 import type { Definition, EdgeCondition, WorkflowNode } from './definition.js'
 import { SYSTEM_VARIABLES } from './definition.js'
 import { checkExpression } from './expressions.js'
@@ -15,6 +16,7 @@ const ALLOWED_CONDITIONS: Record<WorkflowNode['type'], EdgeCondition['kind'][]> 
   start: ['always', 'expression'],
   conversation: ['always', 'expression', 'intent'],
   say: ['always', 'expression'],
+  dtmf: ['always', 'expression'],
   collect: ['always', 'expression', 'outcome'],
   condition: ['always', 'expression'],
   tool: ['always', 'expression', 'outcome'],
@@ -33,7 +35,7 @@ const OUTCOMES_OF: Partial<Record<WorkflowNode['type'], string[]>> = {
 const MUST_HANDLE: Partial<Record<WorkflowNode['type'], string[]>> = { collect: ['collected', 'max_attempts'], tool: ['success', 'failure'] }
 
 /** Nodes that move on by themselves: expressions alone could leave them stuck, so `always` is required. */
-const NEEDS_FALLBACK = new Set<WorkflowNode['type']>(['start', 'say', 'condition', 'knowledge'])
+const NEEDS_FALLBACK = new Set<WorkflowNode['type']>(['start', 'say', 'dtmf', 'condition', 'knowledge'])
 
 /** What a declared variable's default must be. */
 const DEFAULT_FITS: Record<string, (v: unknown) => boolean> = {
@@ -119,6 +121,11 @@ export function validateDefinition(def: Definition): GraphProblem[] {
         break
       case 'say':
         template(at('text'), n.data.text)
+        break
+      case 'dtmf':
+        template(at('digits'), n.data.digits)
+        // Fixed keys are checked now; a template's are checked when it is rendered (a runtime warning).
+        if (!n.data.digits.includes('{{') && dtmfKeys(n.data.digits) === null) add(at('digits'), 'graph.dtmf_digits', dtmfProblem(n.data.digits))
         break
       case 'collect':
         template(at('prompt'), n.data.prompt)

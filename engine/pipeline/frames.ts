@@ -51,6 +51,8 @@ export type ReplyOrigin =
   | { type: 'answer'; text: string; preempted: boolean }
   /** A fixed line outside the workflow (control `say`, the silence prompt). */
   | { type: 'line'; text: string }
+  /** The workflow going on after its transfer node's transfer failed (its `failure` edge). */
+  | { type: 'transfer_failed' }
 
 /** Audible gaps in a reply (playout's counts), reported with what was heard. */
 export type PlayoutGaps = Pick<PlayoutMetrics, 'underruns' | 'underrunMs' | 'stalls' | 'stallMs' | 'phraseGaps' | 'phraseGapMs'>

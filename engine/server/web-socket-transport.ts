@@ -43,7 +43,8 @@ export class WebSocketTransport implements CallTransport {
   }
 
   emit(e: CallerEvent): void {
-    this.send(toProtocol(e))
+    const event = toProtocol(e)
+    if (event) this.send(event)
   }
 
   end(reason: EndReason): void {
@@ -57,7 +58,8 @@ export class WebSocketTransport implements CallTransport {
   }
 }
 
-function toProtocol(e: CallerEvent): ServerEvent {
+/** Null: nothing to tell a browser (keys the agent presses mean something only on a phone line). */
+function toProtocol(e: CallerEvent): ServerEvent | null {
   switch (e.type) {
     case 'status':
       return events.status(e.status)
@@ -69,5 +71,7 @@ function toProtocol(e: CallerEvent): ServerEvent {
       return events.error(e.code, e.message)
     case 'transfer':
       return events.transfer(e.target)
+    case 'send_dtmf':
+      return null
   }
 }

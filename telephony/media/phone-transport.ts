@@ -82,9 +82,12 @@ export class PhoneCallTransport implements PhoneTransport {
     this.deps.session.clear()
   }
 
-  /** A phone line has no transcript or status channel: only a transfer means something to it. */
+  /** A phone line has no transcript or status channel: only a transfer and the agent's keys mean something to it. */
   emit(event: CallerEvent): void {
-    if (event.type === 'transfer' && !this.gone) this.deps.signals.transfer(event.target)
+    if (this.gone) return
+    if (event.type === 'transfer') this.deps.signals.transfer(event.target)
+    // A send that cannot happen (the line closes meanwhile) is nothing to report: the call is ending.
+    else if (event.type === 'send_dtmf') void this.sendDtmf(event.digits).catch(() => {})
   }
 
   end(reason: EndReason): void {

@@ -46,6 +46,8 @@ export async function startImpairingRelay(o: {
   lossRate: number
   jitterMs: number
   seed: number
+  /** Sees every RTP packet the engine sends to the caller (a test reading what the agent sends). */
+  onEngineRtp?: (bytes: Buffer) => void
 }): Promise<ImpairingRelay> {
   const sip = await bound()
   const rtp = await bound()
@@ -92,7 +94,10 @@ export async function startImpairingRelay(o: {
         stats.forwarded++
       }, random() * o.jitterMs)
       timers.add(timer)
-    } else if (callerMedia && engineMedia) rtp.send(bytes, callerMedia.port, callerMedia.host)
+    } else if (callerMedia && engineMedia) {
+      o.onEngineRtp?.(bytes)
+      rtp.send(bytes, callerMedia.port, callerMedia.host)
+    }
   })
 
   return {

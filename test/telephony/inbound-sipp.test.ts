@@ -165,3 +165,55 @@ t.test('session timers (RFC 4028): the interval the caller asks is answered, ref
   const short = await runSipp({ scenario: shortSessionTimerScenario(), target: s.target, args: ['-s', line.number.slice(1)] })
   t.equal(short.code, 0, '422 Session Interval Too Small with Min-SE: 90', { diagnostic: true, output: short.output })
 })
+
+t.test('the agent presses keys: a dtmf node’s "1#" reaches the caller as RFC 4733 events after its line', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const line = await s.line({
+    definition: {
+      variables: [{ name: 'x', type: 'string' }],
+      nodes: [
+        { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Pressing one.' } } },
+        { id: 'keys', type: 'dtmf', data: { digits: '1#' } },
+        { id: 'chat', type: 'collect', data: { variable: 'x', value_type: 'text', prompt: 'Done.' } },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { id: 'e1', source: 'start', target: 'keys' },
+        { id: 'e2', source: 'keys', target: 'chat' },
+        { id: 'e3', source: 'chat', target: 'end' },
+      ],
+    },
+  })
+  const [host, port] = s.target.split(':')
+  // Each event's end packets (E bit), once per event: RFC 4733 §2.5.1.4 sends the end three times.
+  const ended = new Map<number, number>()
+  let voiceBeforeKeys = 0
+  const relay = await startImpairingRelay({
+    target: { host: host!, port: Number(port) },
+    lossRate: 0,
+    jitterMs: 0,
+    seed: 1,
+    onEngineRtp: (b) => {
+      const pt = b[1]! & 0x7f
+      if (pt === 0 && ended.size === 0) voiceBeforeKeys++
+      if (pt !== 101 || b.length < 16 || !(b[13]! & 0x80)) return
+      const timestamp = b.readUInt32BE(4)
+      if (!ended.has(timestamp)) ended.set(timestamp, b[12]!)
+    },
+  })
+  t.teardown(() => relay.close())
+  const run = await runSipp({
+    scenario: callerScenario({ waitMs: 5000, listenMs: 500 }),
+    target: `127.0.0.1:${relay.sipPort}`,
+    args: ['-s', line.number.slice(1)],
+    files: { 'speech.pcap': await speechPcap('OK') },
+  })
+  t.equal(run.code, 0, 'SIPp completed the call', { diagnostic: true, output: run.output })
+  t.same([...ended.values()], [1, 11], 'the keys 1 and # (events 1 and 11), in order, each once')
+  t.ok(voiceBeforeKeys > 10, `the line before them was heard first (${voiceBeforeKeys} voice packets)`)
+  const [call] = await s.finishedCalls(1)
+  const detail = expectStatus(await s.a.request('GET', `/api/v1/calls/${call!.call_uuid}`, { token: s.owner.token }), 200, 'detail')
+  const pressed = detail.events.filter((e: { kind: string }) => e.kind === 'agent_dtmf')
+  t.equal(pressed.length, 1, 'the key presses are in the call’s events', { pressed })
+  t.match(JSON.stringify(pressed), /"digits":"1#"/)
+})

@@ -20,7 +20,12 @@ export interface PhoneScene {
   /** host:port of our SIP listener, for SIPp. */
   target: string
   /** A published agent (greets, asks a name) with Deepgram STT (the stand-in) and espeak TTS; a trunk; a number answered by it. */
-  line(o?: { trunk?: Record<string, unknown>; number?: string; publish?: boolean }): Promise<{ workflowId: string; trunkId: string; number: string }>
+  line(o?: {
+    trunk?: Record<string, unknown>
+    number?: string
+    publish?: boolean
+    definition?: unknown
+  }): Promise<{ workflowId: string; trunkId: string; number: string }>
   /** Polls GET /calls until a phone call is finished (or the deadline). */
   finishedCalls(count: number, deadlineMs?: number): Promise<Array<Record<string, any>>> // eslint-disable-line @typescript-eslint/no-explicit-any
 }
@@ -65,7 +70,7 @@ export async function phoneScene(
     target: `127.0.0.1:${telephony.port}`,
     async line(o = {}) {
       const workflowId = expectStatus(await a.request('POST', W, { token: owner.token, body: { name: 'Phone agent' } }), 201, 'agent').id as string
-      expectStatus(await a.request('PUT', `${W}/${workflowId}/definition`, { token: owner.token, body: CALL_GRAPH }), 200, 'definition')
+      expectStatus(await a.request('PUT', `${W}/${workflowId}/definition`, { token: owner.token, body: o.definition ?? CALL_GRAPH }), 200, 'definition')
       expectStatus(await a.request('PUT', `${W}/${workflowId}/config`, { token: owner.token, body: VOICE_CONFIG }), 200, 'config')
       if (o.publish !== false) expectStatus(await a.request('POST', `${W}/${workflowId}/publish`, { token: owner.token }), 200, 'publish')
       const trunkBody = { name: 'Loopback carrier', host: '127.0.0.1', allowed_sources: ['127.0.0.1'], ...o.trunk }

@@ -15,6 +15,8 @@ export type CallerEvent =
   | { type: 'metrics'; turnId: string; metrics: TurnMetrics }
   | { type: 'error'; code: string; message: string }
   | { type: 'transfer'; target: string }
+  /** Keys the agent presses (a workflow's dtmf node): a phone line sends them as RFC 4733 events. */
+  | { type: 'send_dtmf'; digits: string }
 
 export type RecordEntry =
   | { type: 'event'; name: string; data: Record<string, unknown> }

@@ -22,6 +22,7 @@ import { type Command, Outbox } from './commands.js'
 import type { CallEndReason } from './recorder.js'
 import { DtmfEntry, earliest } from './dtmf-entry.js'
 import { newReply, noteTiming, noTiming, type Reply, reportHeard } from './replies.js'
+import { LiveControl, noteWorkflowAction, takeWorkflowActions } from './live-control.js'
 
 export class CallController {
   private readonly options: ControllerOptions
@@ -39,10 +40,8 @@ export class CallController {
   private readonly closing = new Map<string, Reply>()
   private preempt: { text: string; startedAt: number } | null = null
   private userTurns = 0
-  private controlLines = 0
-  private readonly pendingLines: string[] = []
-  /** Control `end` (not immediately): the call ends when the agent has finished speaking. */
-  private endWhenQuiet = false
+  /** Control lines, a waiting `end`, the workflow's transfer: what the agent does when free. */
+  private readonly control = new LiveControl()
   private readonly caller: CallerState
   private agentSpeaking = false
   private promptedStillThere = false
@@ -109,7 +108,10 @@ export class CallController {
       }
       case 'transfer_result':
         this.out.record('transfer_result', { ok: f.ok, reason: f.reason ?? null })
-        return f.ok ? this.finish('transfer', 'transfer') : this.onControl({ type: 'say', text: transferFailedLine(this.options.language), interrupt: false })
+        if (f.ok) return this.finish('transfer', 'transfer')
+        // Say so; a workflow's transfer then goes on by its failure edge (live-control.ts).
+        this.control.transferFailed()
+        return this.onControl({ type: 'say', text: transferFailedLine(this.options.language), interrupt: false })
       case 'mute':
         this.caller.muted = f.muted
         this.out.do({ type: 'mute_input', muted: f.muted })
@@ -194,8 +196,9 @@ export class CallController {
   private onDecision(d: TurnDecision): void {
     switch (d.type) {
       case 'preempt':
-        // The agent is busy (thinking or speaking): nothing to gain, and the runtime is taken.
-        if (this.turn || this.preempt) return
+        // The agent is busy (thinking or speaking): nothing to gain, and the runtime is taken; or
+        // the workflow has ended at a transfer node, awaiting its outcome (nothing to answer with).
+        if (this.turn || this.preempt || this.control.holdsTurns) return
         this.preempt = { text: d.text, startedAt: this.now }
         this.out.do({ type: 'preempt', text: d.text })
         return this.out.record('preempt', { text: d.text })
@@ -225,6 +228,8 @@ export class CallController {
   private endOfTurn(raw: string, at: number): void {
     let text = normalize(raw)
     if (!text) return
+    // The workflow ended at a transfer node and waits to hear how it went: no turn to take until then.
+    if (this.control.holdsTurns) return this.out.record('turn_ignored', { text, why: 'transfer_pending' })
     const current = this.turn
     if (current) {
       if (current.speaking) {
@@ -281,6 +286,7 @@ export class CallController {
         this.setStatus('speaking')
         return this.setAgentSpeaking(true)
       case 'reply_step':
+        noteWorkflowAction(r, f.name, f.data)
         return this.out.record(f.name, f.data)
       case 'reply_warning':
         this.out.emit({ type: 'error', code: f.code, message: f.message })
@@ -322,12 +328,14 @@ export class CallController {
     const cut = this.closing.get(f.replyId)
     if (cut) {
       this.closing.delete(f.replyId)
-      return reportHeard(this.out, cut, f.heard, true, f.gaps)
+      reportHeard(this.out, cut, f.heard, true, f.gaps)
+      return void this.carryOutActions(cut)
     }
     const r = this.turn
     if (f.interrupted || !r || r.id !== f.replyId || r.interrupted) return
     this.settle(r)
     reportHeard(this.out, r, f.heard, false, f.gaps)
+    if (this.carryOutActions(r)) return
     if (r.endsCall) return this.finish('agent_ended', 'agent_ended')
     this.afterReply()
   }
@@ -345,26 +353,41 @@ export class CallController {
           // Not heard yet: the reply is dropped, as when the caller adds words before it plays.
           else this.drop(current)
         }
-        this.pendingLines.push(f.text)
+        this.control.say(f.text)
         return this.afterReply()
       }
       case 'end':
-        if (f.immediately || (!this.turn && this.pendingLines.length === 0)) return this.finish('ended_by_api', 'ended_by_api')
-        this.endWhenQuiet = true
-        return
+        if (f.immediately || (!this.turn && !this.control.hasLines)) return this.finish('ended_by_api', 'ended_by_api')
+        return this.control.endWhenDone()
       case 'transfer':
         this.out.emit({ type: 'transfer', target: f.target })
         return this.options.transferWaits ? undefined : this.finish('transfer', 'transfer')
     }
   }
 
-  /** The agent is free: the next control line, the end control `end` waited for, or listening. */
+  /** The agent is free: a control line, the `end` control waited for, the workflow after a failed transfer, or listening. */
   private afterReply(): void {
     if (this.ending || this.turn) return
-    const line = this.pendingLines.shift()
-    if (line !== undefined) return this.beginReply(newReply(`say-${++this.controlLines}`, null, this.now), { type: 'line', text: line })
-    if (this.endWhenQuiet) return this.finish('ended_by_api', 'ended_by_api')
+    const next = this.control.next()
+    if (next?.kind === 'line') return this.beginReply(newReply(next.id, null, this.now), { type: 'line', text: next.text })
+    if (next?.kind === 'end') return this.finish('ended_by_api', 'ended_by_api')
+    if (next?.kind === 'resume_workflow') return this.beginReply(newReply(next.id, null, this.now), { type: 'transfer_failed' })
     this.setStatus('listening')
+  }
+
+  /**
+   * Sends the keys a reply pressed and makes its transfer (live-control.ts). True when the call now
+   * waits on the transfer or is over (a transport that does not carry transfers out ends the call).
+   */
+  private carryOutActions(r: Reply): boolean {
+    const { digits, transferTo } = takeWorkflowActions(r)
+    if (digits) this.out.emit({ type: 'send_dtmf', digits })
+    if (transferTo === null || this.ending) return false
+    this.out.emit({ type: 'transfer', target: transferTo })
+    if (!this.options.transferWaits) return (this.finish('transfer', 'transfer'), true)
+    this.control.workflowTransferOut()
+    this.setStatus('listening')
+    return true
   }
 
   // ── output ─────────────────────────────────────────────────────────────────────────────────────

@@ -31,6 +31,10 @@ export interface Reply {
   interrupted: boolean
   /** The workflow ended the call with this reply: the call ends once it is heard. */
   endsCall: boolean
+  /** Keys the workflow pressed in this reply (dtmf nodes): sent once what it said before them is over. */
+  digits: string
+  /** The workflow's transfer node: carried out once the reply is over. */
+  transferTo: string | null
 }
 
 export const noTiming = (): ReplyTiming => ({
@@ -50,7 +54,7 @@ export function noteTiming(r: Reply, f: Extract<ReplyFrame, { type: 'reply_text'
 }
 
 export function newReply(id: string, userText: string | null, startedAt: number, timing: ReplyTiming = noTiming()): Reply {
-  return { id, userText, startedAt, timing, speaking: false, interrupted: false, endsCall: false }
+  return { id, userText, startedAt, timing, speaking: false, interrupted: false, endsCall: false, digits: '', transferTo: null }
 }
 
 const span = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.max(0, Math.round(a - b)))

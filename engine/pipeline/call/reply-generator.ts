@@ -63,6 +63,8 @@ export class ReplyGenerator {
   private readonly pauses = new Set<PauseReason>()
   private pendingWrites = 0
   private idleWaiters: (() => void)[] = []
+  /** Characters sent to the TTS provider (lines replayed from the cache cost nothing): metering, api/billing. */
+  synthesizedCharacters = 0
 
   constructor(private readonly deps: ReplyGeneratorDeps) {
     this.playout = new Playout({
@@ -147,6 +149,7 @@ export class ReplyGenerator {
     const now = this.deps.clock.now()
     if (origin.type === 'line') return new FixedLine(origin.text, now)
     if (origin.type === 'greeting') return this.generation((signal) => this.deps.runtime.start(signal))
+    if (origin.type === 'transfer_failed') return this.generation((signal) => this.deps.runtime.transferFailed(signal))
     const held = this.held
     this.held = null
     if (origin.preempted && held?.text === origin.text) return held.gen
@@ -244,7 +247,9 @@ export class ReplyGenerator {
     const seg = this.playout.beginSegment(text)
     const requested = this.deps.clock.now()
     const opts = { signal, language: this.deps.language, ...(this.deps.voice !== undefined ? { voice: this.deps.voice } : {}) }
-    const audio = cached && this.deps.ttsCache ? this.deps.ttsCache.synthesizeCached(this.deps.tts, text, opts) : this.deps.tts.synthesize(text, opts)
+    const fromCache = cached && this.deps.ttsCache !== undefined
+    if (!fromCache || !this.deps.ttsCache!.has(this.deps.tts.name, text, opts)) this.synthesizedCharacters += text.length
+    const audio = fromCache ? this.deps.ttsCache!.synthesizeCached(this.deps.tts, text, opts) : this.deps.tts.synthesize(text, opts)
     try {
       for await (const chunk of audio) {
         if (!r.audioReported) {

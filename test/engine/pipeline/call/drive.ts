@@ -32,6 +32,7 @@ export function line(c: Command): string {
       if (e.type === 'transcript') return `emit ${e.final ? 'final' : 'partial'} ${e.role} '${e.text}'${e.interrupted ? ' (interrupted)' : ''}`
       if (e.type === 'metrics') return `emit metrics ${e.turnId}`
       if (e.type === 'error') return `emit error ${e.code}`
+      if (e.type === 'send_dtmf') return `emit send_dtmf ${e.digits}`
       return `emit transfer ${e.target}`
     }
     case 'record': {
@@ -42,7 +43,12 @@ export function line(c: Command): string {
     }
     case 'start_reply': {
       const o = c.origin
-      const what = o.type === 'greeting' ? 'greeting' : o.type === 'line' ? `line '${o.text}'` : `answer '${o.text}'${o.preempted ? ' (preempted)' : ''}`
+      const what =
+        o.type === 'greeting' || o.type === 'transfer_failed'
+          ? o.type
+          : o.type === 'line'
+            ? `line '${o.text}'`
+            : `answer '${o.text}'${o.preempted ? ' (preempted)' : ''}`
       return `start_reply ${c.replyId} ${what}`
     }
     case 'interrupt_reply':
