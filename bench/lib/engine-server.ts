@@ -9,13 +9,14 @@ import fs from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import path from 'node:path'
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks'
-import { startEngine } from '../../api/index.js'
+import { startEngine, startTelephony } from '../../api/index.js'
 import { startBenchApp } from './app.js'
 import { serveParent } from './ipc.js'
 
 export type EngineToChild = { type: 'sample' }
 export type EngineFromChild =
-  | { type: 'engine_ready'; apiPort: number; enginePort: number; transport: string }
+  /** sipPort: the SIP listener's (UDP) port when BENCH_SIP=1 asked for one, else null. */
+  | { type: 'engine_ready'; apiPort: number; enginePort: number; transport: string; sipPort: number | null }
   /** Loop delay over the window since the last sample (ms), RSS and CPU time used so far. */
   | { type: 'sample'; lagP99Ms: number; lagMaxMs: number; rssMb: number; cpuMs: number; vad: { windows: number; runs: number; gated: number } | null }
 
@@ -24,6 +25,8 @@ const LAG_RESOLUTION_MS = 10
 
 const { config, logger, app, server, close } = await startBenchApp()
 const engine = await startEngine({ services: app.services, config, logger })
+// BENCH_SIP=1 (the sip-calls bench): phone calls too, as `npm start` opens them (OZAN_SIP_* from the environment).
+const telephony = process.env.BENCH_SIP === '1' ? await startTelephony({ services: app.services, config, engine, logger }) : null
 
 // BENCH_ENGINE_STALLS=1: every loop stall over 15 ms and every GC pause over 3 ms goes to stdout
 // (engine.log) with the process uptime, to tell GC pauses from long tasks.
@@ -57,10 +60,11 @@ process.on('message', (m: EngineToChild | { type: string }) => {
   })
   lag.reset()
 })
-send({ type: 'engine_ready', apiPort: server.port, enginePort: engine.port, transport: engine.kind })
+send({ type: 'engine_ready', apiPort: server.port, enginePort: engine.port, transport: engine.kind, sipPort: telephony?.port ?? null })
 serveParent(async () => {
   lag.disable()
   await engine.close()
+  await telephony?.close()
   await close()
 })
 

@@ -14,6 +14,8 @@ import type { EngineFromChild } from '../lib/engine-server.js'
 export interface EngineChild {
   apiUrl: string
   enginePort: number
+  /** The SIP listener's port (BENCH_SIP=1 in `env`), else null. */
+  sipPort: number | null
   transport: string
   sample(): Promise<Extract<EngineFromChild, { type: 'sample' }>>
   stop(): Promise<void>
@@ -26,7 +28,8 @@ export function tasksetPath(): string | null {
   return null
 }
 
-export async function startEngineChild(core: number | null, dataDir: string): Promise<EngineChild> {
+/** `env` is added to (and overrides) the engine's environment (the sip-calls bench: BENCH_SIP and OZAN_SIP_*). */
+export async function startEngineChild(core: number | null, dataDir: string, env: Record<string, string> = {}): Promise<EngineChild> {
   const taskset = tasksetPath()
   // fork() through taskset: taskset execs node, which inherits the IPC channel's fd.
   const pinned = taskset !== null && core !== null
@@ -56,6 +59,7 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
       OZAN_RATE_LIMIT_KEY_PER_MIN: '1000000',
       OZAN_RATE_LIMIT_ADDRESS_BURST: '1000000',
       OZAN_RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
+      ...env,
     },
     stdio: ['ignore', fs.openSync(path.join(dataDir, 'engine.log'), 'a'), 'pipe', 'ipc'],
   })
@@ -75,6 +79,7 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
   return {
     apiUrl: `http://127.0.0.1:${ready.apiPort}`,
     enginePort: ready.enginePort,
+    sipPort: ready.sipPort,
     transport: ready.transport,
     sample: () => new Promise((resolve) => (samples.push(resolve), child.send({ type: 'sample' }))),
     stderr: () => err,
@@ -96,6 +101,7 @@ export async function startEngineChild(core: number | null, dataDir: string): Pr
 export async function startPinnedEngine(
   dataDirPrefix: string,
   log: (msg: string) => void,
+  env: Record<string, string> = {},
 ): Promise<{ engine: EngineChild; engineCore: number | null; dataDir: string; cpus: number }> {
   const started = performance.now()
   const cpus = os.cpus().length
@@ -108,7 +114,7 @@ export async function startPinnedEngine(
     }
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix))
-  const engine = await startEngineChild(engineCore, dataDir)
+  const engine = await startEngineChild(engineCore, dataDir, env)
   log(`engine up (${engine.transport}) on core ${engineCore ?? 'any'} in ${Math.round(performance.now() - started)} ms`)
   return { engine, engineCore, dataDir, cpus }
 }

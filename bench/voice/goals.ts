@@ -33,6 +33,9 @@ function pickDist(json: unknown, path: string, p: 'p50' | 'p95' | 'p99'): number
 
 type Scenarios = Record<string, unknown>
 
+/** Web calls' sessions per core as last measured on the reference machine (bench/README.md). */
+export const WEB_SESSIONS_PER_CORE_MEASURED = 150
+
 const percent = (share: number | null) => (share === null ? null : Math.round(share * 10_000) / 100)
 
 function check(scenario: string, figure: string, goal: string, unit: string, value: number | null, test: (v: number) => boolean): GoalCheck {
@@ -51,6 +54,13 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
   const judgedSteps = (capacitySteps ?? []).filter((s) => (s as { valid?: unknown })?.valid !== false)
   // A slope needs two session counts; below that the scenario's rss_per_session_mb is a placeholder.
   const rssFitted = new Set((capacitySteps ?? []).map((s) => pick(s, 'sessions'))).size >= 2
+  const sip = scenarios['sip-calls']
+  const sipSteps = sip && typeof sip === 'object' ? ((sip as { capacity?: { steps?: unknown[] } }).capacity?.steps ?? []) : []
+  const sipJudged = sipSteps.filter((s) => (s as { valid?: unknown })?.valid !== false)
+  // Phone calls should carry at least what web calls carry on the same machine: the web figure of
+  // this run when it has one, else the last measured one (bench/README.md: 150 per core).
+  const webPerCore = judgedSteps.length ? pick(voice, 'capacity.sessions_per_core') : null
+  const sipGoal = webPerCore ?? WEB_SESSIONS_PER_CORE_MEASURED
   const preemptive = voice && typeof voice === 'object' ? (voice as { config?: { preemptive?: unknown } }).config?.preemptive === true : false
   const v2v = pickDist(voice, 'latency.voice_to_voice_ms', 'p50')
   const providers = pickDist(voice, 'latency.provider_sum_ms', 'p50')
@@ -98,5 +108,16 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
       (v) => v <= 30,
     ),
     check('browser-call', 'clear → output silent p95 (flush)', '≤ 50 ms', 'ms', pickDist(browser, 'flush.clear_to_silent_ms', 'p95'), (v) => v <= 50),
+    check(
+      'sip-calls',
+      'calls per core',
+      webPerCore === null ? `≥ ${sipGoal} (web calls, last measured)` : `≥ ${sipGoal} (web calls, this run)`,
+      'calls',
+      sipJudged.length ? pick(sip, 'capacity.calls_per_core') : null,
+      (v) => v >= sipGoal,
+    ),
+    check('sip-calls', 'RSS per call', '≤ 2 MB', 'MB', pick(sip, 'memory.rss_per_call_mb'), (v) => v <= 2),
+    check('sip-calls', 'call setup (INVITE → 200 OK) p95', '≤ 50 ms', 'ms', pickDist(sip, 'setup_ms', 'p95'), (v) => v <= 50),
+    check('sip-calls', 'RTP send jitter p99 at capacity', '< 10 ms', 'ms', pick(sip, 'rtp_send_jitter_p99_ms'), (v) => v < 10),
   ]
 }

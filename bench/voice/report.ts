@@ -6,6 +6,8 @@
  */
 import { browserCallTables } from '../browser/report.js'
 import type { BrowserCallResult } from '../browser/result.js'
+import { sipCallsTables } from '../sip/report.js'
+import type { SipBenchResult } from '../sip/result.js'
 import { conversationQualityTables } from '../conversation-quality/report.js'
 import type { ConversationQualityResult } from '../conversation-quality/scores.js'
 import { checkGoals, pick, type GoalCheck } from './goals.js'
@@ -98,6 +100,8 @@ function scenarioTable(name: string, r: unknown): string[] {
       return conversationQualityTables(r as Partial<ConversationQualityResult>)
     case 'browser-call':
       return browserCallTables(r as Partial<BrowserCallResult>)
+    case 'sip-calls':
+      return sipCallsTables(r as Partial<SipBenchResult>)
     default:
       return ["See the JSON report for this scenario's figures."]
   }

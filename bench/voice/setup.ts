@@ -6,6 +6,7 @@
 import {
   startDeepgramStandIn,
   type DeepgramStandIn,
+  type DeepgramStandInOptions,
   startOpenAiStandIn,
   type OpenAiStandIn,
   startSpeechStandIn,
@@ -35,9 +36,12 @@ export async function startProviders(o: {
   tts: number | LatencyTarget
   msPerChar: number
   seed: number
+  /** What an unscripted utterance says (callers that cannot script each line: SIPp's, in sip-calls). */
+  sttFallback?: DeepgramStandInOptions['fallback']
 }): Promise<Providers> {
   const dg = await startDeepgramStandIn({
     apiKey: KEYS.deepgram,
+    ...(o.sttFallback && { fallback: o.sttFallback }),
     finalLatencyMs: o.stt,
     seed: o.seed,
     ...(o.sttInterimMs !== undefined && { interimEveryMs: o.sttInterimMs }),

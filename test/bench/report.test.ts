@@ -150,3 +150,40 @@ t.test('svg: well-formed, one box per distribution, capacity points coloured by 
   t.ok(tags > 20)
   t.equal((r.svg.match(/<text/g) ?? []).length, (r.svg.match(/<\/text>/g) ?? []).length, 'every text closed')
 })
+
+t.test('sip-calls: calls per core against web calls of the same run, setup, jitter, memory, and its table', async (t) => {
+  const step = (sessions: number, ok: boolean, jitter: number) => ({
+    sessions,
+    jitter_p99_ms: jitter,
+    wire_jitter_p99_ms: jitter,
+    loop_lag_p99_ms: 3,
+    rss_mb: 200 + sessions,
+    engine_cpu_pct: sessions / 2,
+    setup_ms: d(8, 20),
+    streams: sessions,
+    failed_calls: ok ? 0 : 2,
+    ok,
+    ...(ok ? {} : { valid: true, jitter_source: 'wire', failed_by: ['calls_lost', 'jitter'], jitter_clock: 'wire_capture' }),
+  })
+  const sip = {
+    scenario: 'sip-calls',
+    quick: false,
+    config: { codec: 'PCMU', ptime_ms: 20, calls_per_second: 20, end_of_turn_wait_ms: 300, warmup_ms: 5000, window_ms: 10000 },
+    capacity: { pinned_core: 1, steps: [step(50, true, 2), step(100, true, 3.5), step(150, false, 12)], calls_per_core: 100 },
+    setup_ms: d(8, 20, 31),
+    rtp_send_jitter_p99_ms: 3.5,
+    memory: { rss_per_call_mb: 1, baseline_rss_mb: 200 },
+  }
+  const alone = buildReport(input({ 'sip-calls': sip }))
+  t.match(goal(alone.json, 'calls per core'), { value: 100, met: false }, 'without web calls in the run: against the last measured 150')
+  t.match(goal(alone.json, 'RSS per call'), { value: 1, met: true })
+  t.match(goal(alone.json, 'call setup (INVITE → 200 OK) p95'), { value: 20, met: true })
+  t.match(goal(alone.json, 'RTP send jitter p99 at capacity'), { value: 3.5, met: true })
+  const both = buildReport(input({ 'sip-calls': sip, 'voice-calls': voice() }))
+  t.match(goal(both.json, 'calls per core'), { value: 100, met: true }, 'web calls reached 100 in this run')
+  t.match(alone.markdown, /\*\*100 calls per core\*\*/)
+  t.match(alone.markdown, /\| 150 \| 12 \| 150 \| 8 \| 20 \| 3 \| 75 \| 350 \| 2 \| no \|/)
+  t.match(alone.markdown, /- 150 calls: FAIL on calls_lost, jitter/)
+  const invalid = buildReport(input({ 'sip-calls': { ...sip, capacity: { ...sip.capacity, steps: [{ ...step(50, false, 0), valid: false }] } } }))
+  t.match(goal(invalid.json, 'calls per core'), { value: null, met: null }, 'no judged step: not measured')
+})
