@@ -77,7 +77,8 @@ export class BillingService {
     const since = q.since ? Date.parse(q.since) : Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth(), 1)
     const until = q.until ? Date.parse(q.until) : now
     if (until < since) throw new ValidationError([{ type: 'value_error', loc: ['query', 'until'], msg: 'until must not be before since', input: q.until }])
-    const rows = this.deps.billing.usageBetween(p.organizationId, since, until)
+    // The default period runs up to now inclusive: a session that ended this millisecond counts.
+    const rows = this.deps.billing.usageBetween(p.organizationId, since, q.until ? until : now + 1)
     return { period_start: iso(since), period_end: iso(until), currency: this.deps.book.currency, ...summarizeUsage(rows) }
   }
 
@@ -130,10 +131,12 @@ export class BillingService {
   }
 
   /**
-   * A session has ended: its usage is priced and recorded, and with billing on debited from the
-   * ledger, in one transaction, once per session. Returns the cost for the end-of-call report.
+   * A session has ended: with billing on, its usage is priced, recorded and debited from the
+   * ledger, in one transaction, once per session; the cost goes into the end-of-call report.
+   * With billing off nothing is metered (null: the report's amount stays null, as it always was).
    */
-  settle(row: SessionRow, counts: EngineCounts): Cost {
+  settle(row: SessionRow, counts: EngineCounts): Cost | null {
+    if (!this.deps.enabled) return null
     const voice = row.channel === 'web' || row.channel === 'phone'
     const callMs = voice ? Math.max(0, (row.ended_at ?? row.updated_at) - row.started_at) : 0
     const config = safeConfig(row.config)
@@ -147,7 +150,7 @@ export class BillingService {
     })
     const now = this.deps.clock.now()
     const debit =
-      this.deps.enabled && cost.amount_minor > 0
+      cost.amount_minor > 0
         ? {
             organization_id: row.organization_id,
             kind: 'usage' as const,

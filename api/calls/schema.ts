@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { FREE_FORM, boundedJson } from '../http/bounded-json.js'
 import { AgentConfig, Definition } from '../../engine/graph-runtime/index.js'
+import { CostItem } from '../billing/schema.js'
 
 export const WebCallTokenRequest = z
   .object({
@@ -133,8 +134,9 @@ export const CallDetail = CallSummary.extend({
   cost: z.object({
     prompt_tokens: z.number().int(),
     completion_tokens: z.number().int(),
-    amount_minor: z.number().int().nullable(),
+    amount_minor: z.number().int().nullable().describe('Metered cost in minor units once the call has ended (api/billing); null before.'),
     currency: z.string().nullable(),
+    items: z.array(CostItem).optional().describe('The itemised cost, each provider and unit used; present once metered.'),
   }),
   latency: z.object({ turns: z.array(TurnLatency), average_turn_ms: z.number().int().nullable() }),
 }).meta({ id: 'CallDetail' })

@@ -19,7 +19,16 @@ import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos } from '../../db/index.js'
 import type { RuntimeState } from '../../engine/graph-runtime/index.js'
 import type { CallEndReason, CallRecorder, TurnMetricsRecord } from '../../engine/pipeline/call/index.js'
-import { completionReport } from '../sessions/report.js'
+import { completionReport, type SessionMeter } from '../sessions/report.js'
+
+/** Billing's side of a live call (api/billing): its cost at the end, and a watch on the credit while it runs. */
+export interface CallMeter extends SessionMeter {
+  watchCall(
+    call: { organizationId: string; callId: string; config: string; channel: 'web' | 'phone' },
+    counts: () => { callMs: number; sttAudioMs: number; promptTokens: number; completionTokens: number; ttsCharacters: number },
+    exhausted: () => void,
+  ): (() => void) | null
+}
 
 /** Events beyond this many are counted, not kept (transcript lines and turns are always kept). */
 const MAX_EVENTS = 5000
@@ -47,6 +56,9 @@ export interface SessionCallRecorderOptions {
   pending: boolean
   /** Default "web". */
   channel?: 'web' | 'phone'
+  meter?: CallMeter
+  /** The credit ran out mid-call: make the call say a line and end (the disposition becomes insufficient_credit). */
+  outOfCredit?: () => void
 }
 
 export class SessionCallRecorder implements CallRecorder {
@@ -58,6 +70,12 @@ export class SessionCallRecorder implements CallRecorder {
   private events = 0
   private errorCode: string | null = null
   private usage = { p: 0, c: 0 }
+  /** The engine's own counts, reported with call_ended. */
+  private engineCounts = { sttAudioMs: 0, ttsCharacters: 0 }
+  private spokenCharacters = 0
+  private openedAt = 0
+  private stopCreditWatch: (() => void) | null = null
+  private creditExhausted = false
   private endReason: CallEndReason | null = null
   /** The close code of the socket_closed event, when the client's socket closed first. */
   private closeCode: number | null = null
@@ -110,6 +128,16 @@ export class SessionCallRecorder implements CallRecorder {
         started_at: now,
       })
     this.opened = true
+    this.openedAt = now
+    this.stopCreditWatch =
+      o.meter?.watchCall(
+        { organizationId: o.organizationId, callId: o.callId, config: o.config, channel: o.channel ?? 'web' },
+        () => this.liveCounts(),
+        () => {
+          this.creditExhausted = true
+          o.outOfCredit?.()
+        },
+      ) ?? null
     this.schedule()
     this.publish('session.started', { ...this.base(), version: o.version, channel: o.channel ?? 'web', call_id: o.callId, variables: o.initial.variables }, now)
     return true
@@ -122,6 +150,7 @@ export class SessionCallRecorder implements CallRecorder {
     }
     if ((kind === 'error' || kind === 'runtime_error') && this.errorCode === null && typeof data['code'] === 'string') this.errorCode = data['code']
     if (kind === 'socket_closed' && typeof data['code'] === 'number') this.closeCode = data['code']
+    if (kind === 'call_ended') this.engineCounts = { sttAudioMs: Number(data['stt_audio_ms']) || 0, ttsCharacters: Number(data['tts_characters']) || 0 }
     if (kind === 'tool_call') {
       // Announced when it happens (a receiver may act on it during the call), but off the audio
       // path: publishing writes the webhook outbox.
@@ -140,6 +169,7 @@ export class SessionCallRecorder implements CallRecorder {
 
   transcript(role: 'user' | 'agent', text: string, o: { interrupted: boolean; turnId: string }): void {
     this.lines.push({ role: role === 'agent' ? 'assistant' : 'user', text })
+    if (role === 'agent') this.spokenCharacters += text.length
     this.buffered.push({
       kind: role === 'agent' ? 'agent_message' : 'user_message',
       data: { text, turn_id: o.turnId, interrupted: o.interrupted },
@@ -195,6 +225,7 @@ export class SessionCallRecorder implements CallRecorder {
   ended(reason: CallEndReason): void {
     if (this.endReason !== null) return
     this.endReason = reason
+    this.stopCreditWatch?.()
     if (this.flushTimer !== null) clearTimeout(this.flushTimer)
     this.flushTimer = null
     // Off the call's path: the session's last frames and close go out first.
@@ -213,7 +244,8 @@ export class SessionCallRecorder implements CallRecorder {
     const o = this.options
     const now = o.clock.now()
     const state = structuredClone(this.finalState())
-    const disposition = reason === 'agent_ended' && state.disposition ? state.disposition : reason
+    const disposition =
+      reason === 'agent_ended' && state.disposition ? state.disposition : reason === 'ended_by_api' && this.creditExhausted ? 'insufficient_credit' : reason
     // The graph runtime ends a call it failed on itself (runtime_error, template_too_large) with
     // disposition "error": a failure with its code, as the same failure in a text session is.
     const runtimeFailed = disposition === 'error' && this.errorCode !== null
@@ -242,7 +274,14 @@ export class SessionCallRecorder implements CallRecorder {
     this.announceLines(now)
     const row = o.repos.sessions.get({ organizationId: o.organizationId, environmentId: o.environmentId }, this.sessionId)!
     const turns = this.turns.map((t) => ({ turn: t.turn, duration_ms: t.voiceToVoiceMs ?? t.engineMs ?? 0, ...snake(t) }))
-    this.publish('session.completed', completionReport(row, this.lines, state.variables, turns), now)
+    const cost = o.meter?.settle(row, this.engineCounts)
+    this.publish('session.completed', completionReport(row, this.lines, state.variables, turns, cost), now)
+  }
+
+  /** What the call has used so far (the engine's exact counts arrive when it ends; until then the call's length and the lines said). */
+  private liveCounts() {
+    const callMs = Math.max(0, this.options.clock.now() - this.openedAt)
+    return { callMs, sttAudioMs: callMs, promptTokens: this.usage.p, completionTokens: this.usage.c, ttsCharacters: this.spokenCharacters }
   }
 
   private base() {

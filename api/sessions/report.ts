@@ -1,5 +1,26 @@
 import type { SessionRow } from '../../db/index.js'
 
+/** What a session cost (api/billing's Cost): itemised lines and their sum in minor units. */
+export interface SessionCost {
+  items: readonly unknown[]
+  amount_minor: number
+  currency: string
+}
+
+/**
+ * Prices and records what an ended session used (api/billing); the engine's counts are what its
+ * row does not hold. Absent (a bare SessionService in tests), or billing off: the report's amount stays null.
+ */
+export interface SessionMeter {
+  /** Null when billing is off: nothing is metered. */
+  settle(row: SessionRow, counts: { sttAudioMs: number; ttsCharacters: number }): SessionCost | null
+  /** 402 insufficient_credit when billing is on and the organization's balance is exhausted. */
+  assertCredit(organizationId: string): void
+}
+
+/** A text session's engine counts: its tokens are on its row; voice turns' audio is not metered yet. */
+export const TEXT_SESSION_COUNTS = { sttAudioMs: 0, ttsCharacters: 0 } as const
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 /**
@@ -11,6 +32,7 @@ export function completionReport(
   transcript: readonly unknown[],
   variables: Record<string, unknown>,
   turns: readonly ({ duration_ms: number } & Record<string, unknown>)[],
+  cost: SessionCost | null | undefined = null,
 ): Record<string, unknown> {
   return {
     session_uuid: row.id,
@@ -24,8 +46,14 @@ export function completionReport(
     duration_ms: (row.ended_at ?? row.updated_at) - row.started_at,
     transcript,
     variables,
-    // Token counts are exact; a money amount arrives with billing (until then null, not a guess).
-    cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, amount_minor: null, currency: null },
+    // Token counts are exact; the amount is the metered cost (api/billing), null when nothing metered it.
+    cost: {
+      prompt_tokens: row.prompt_tokens,
+      completion_tokens: row.completion_tokens,
+      amount_minor: cost?.amount_minor ?? null,
+      currency: cost?.currency ?? null,
+      ...(cost && { items: cost.items }),
+    },
     latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((s, t) => s + t.duration_ms, 0) / turns.length) : null },
   }
 }

@@ -8,7 +8,7 @@ import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
 import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
-import { completionReport } from './report.js'
+import { completionReport, type SessionMeter, TEXT_SESSION_COUNTS } from './report.js'
 import type { VoiceProviders } from './voice-providers.js'
 import { storedConfig, storedDefinition } from './stored-agent.js'
 import { type AgentProviderSources, agentRuntimeIO, agentVoice } from './agent-providers.js'
@@ -30,6 +30,7 @@ export interface SessionDeps extends AgentProviderSources {
    * what the provider's own timeouts do not: a reply trickling in just under them, or many rounds.
    */
   turnTimeoutMs?: number
+  meter?: SessionMeter
 }
 
 /** What a session runs: a workflow's version (null: its draft), or a transient agent (workflowId null). */
@@ -66,6 +67,7 @@ export class SessionService {
    * runs its opening. A failed opening removes the session unannounced: starting again is the retry.
    */
   async open(p: Principal, agent: SessionAgent, variables: Record<string, unknown>, channel: 'chat' | 'run'): Promise<TurnFields> {
+    this.deps.meter?.assertCredit(p.organizationId)
     const { row: newRow } = newSession(p, agent, variables, channel, this.deps.clock.now())
     const id = newRow.id
     this.deps.repos.sessions.insert(newRow)
@@ -338,7 +340,8 @@ export class SessionService {
       .events(row.id)
       .filter((e) => e.kind === 'turn')
       .map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
-    this.publish(p, 'session.completed', completionReport(row, state.history, state.variables, turns), this.deps.clock.now())
+    const cost = this.deps.meter?.settle(row, TEXT_SESSION_COUNTS)
+    this.publish(p, 'session.completed', completionReport(row, state.history, state.variables, turns, cost), this.deps.clock.now())
   }
 
   private publish(p: Principal, type: string, data: Record<string, unknown>, now: number): void {

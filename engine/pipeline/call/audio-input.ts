@@ -47,9 +47,16 @@ export class AudioInput {
   private backlog = 0
   private dropped = 0
   private closed = false
+  /** 16 kHz samples sent to STT: what the provider bills (metering, api/billing). */
+  private sttSamples = 0
 
   constructor(private readonly deps: AudioInputDeps) {
     this.detector = new SpeechDetector({ reportPauses: true, ...deps.detector })
+  }
+
+  /** Caller audio sent to STT so far, in milliseconds. */
+  get sttAudioMs(): number {
+    return Math.round(this.sttSamples / (SAMPLE_RATE / 1000))
   }
 
   /** VAD windows dropped because inference fell behind. */
@@ -72,7 +79,10 @@ export class AudioInput {
     if (pcm.length === 0) return
     const arrivedAt = this.deps.clock.now()
     this.audioClock.frame(pcm.length, arrivedAt)
-    this.stt?.push(pcm)
+    if (this.stt) {
+      this.stt.push(pcm)
+      this.sttSamples += pcm.length
+    }
     const vad = this.vad
     const maxBacklog = this.deps.maxVadBacklog ?? 64
     for (const w of this.windower.push(pcm)) {

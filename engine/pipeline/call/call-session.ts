@@ -229,7 +229,13 @@ export class CallSession {
     this.replies.close()
     this.callAc.abort(new DOMException(`call ended: ${c.reason}`, 'AbortError'))
     this.input.close()
-    this.deps.recorder.event('call_ended', { reason: c.reason, vad_dropped_windows: this.input.droppedWindows })
+    this.deps.recorder.event('call_ended', {
+      reason: c.reason,
+      vad_dropped_windows: this.input.droppedWindows,
+      // What the providers bill, counted where the audio and text leave (metering, api/billing).
+      stt_audio_ms: this.input.sttAudioMs,
+      tts_characters: this.replies.synthesizedCharacters,
+    })
     this.deps.recorder.ended(c.recorded)
     this.deps.transport.end(c.reason)
   }
