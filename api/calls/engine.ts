@@ -10,6 +10,7 @@ import { GraphRuntime, initialState, type RuntimeState } from '../../engine/grap
 import type { WebCall } from '../../engine/server/index.js'
 import { loadVad } from '../../engine/vad/index.js'
 import type { Services } from '../app.js'
+import { endForCredit } from '../billing/index.js'
 import { ApiError } from '../http/errors.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 import { WEB_CALL_PATH } from './service.js'
@@ -80,6 +81,7 @@ function prepareCall(services: Services, logger: Logger, call: WebCall): Prepare
   const scope = { organizationId: call.claims.organizationId, environmentId: call.claims.environmentId }
   let recorder: SessionCallRecorder | null = null
   try {
+    services.billing.assertCredit(scope.organizationId)
     const picked = agentOf(services, call, scope)
     const def = storedDefinition(picked.definition)
     const agent = storedConfig(picked.config)
@@ -97,6 +99,8 @@ function prepareCall(services: Services, logger: Logger, call: WebCall): Prepare
       initial: picked.state,
       callId: call.callId,
       pending: picked.pending,
+      meter: services.billing,
+      outOfCredit: () => endForCredit(services.webCalls.control, call.callId, (err) => logger.warn({ err }, 'billing: could not end a call out of credit')),
     })
     const runtime = new GraphRuntime(def, agent, services.sessions.runtimeIO(scope), picked.state, { channel: 'web', session_id: recorder.sessionId })
     return openPrepared({ agent, runtime, voice, recorder }, 'This call is no longer waiting for a connection.')

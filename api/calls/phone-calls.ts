@@ -8,6 +8,7 @@ import type { Logger } from '../../core/index.js'
 import type { PreparedCall } from '../../engine/index.js'
 import { GraphRuntime, initialState, type RuntimeState } from '../../engine/graph-runtime/index.js'
 import type { Services } from '../app.js'
+import { endForCredit } from '../billing/index.js'
 import { ApiError } from '../http/errors.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 import { openPrepared } from './prepared.js'
@@ -40,6 +41,7 @@ function agentOf(services: Services, r: PhoneCallRequest) {
 /** Throws ApiError (no published version, provider not configured): the telephony service answers 480 / 503. */
 export function preparePhoneCall(services: Services, logger: Logger, r: PhoneCallRequest): PreparedCall {
   const scope = { organizationId: r.organizationId, environmentId: r.environmentId }
+  services.billing.assertCredit(scope.organizationId)
   const picked = agentOf(services, r)
   const def = storedDefinition(picked.definition)
   const agent = storedConfig(picked.config)
@@ -58,6 +60,8 @@ export function preparePhoneCall(services: Services, logger: Logger, r: PhoneCal
     callId: r.callId,
     pending: picked.pending,
     channel: 'phone',
+    meter: services.billing,
+    outOfCredit: () => endForCredit(services.webCalls.control, r.callId, (err) => logger.warn({ err }, 'billing: could not end a call out of credit')),
   })
   const runtime = new GraphRuntime(def, agent, services.sessions.runtimeIO(scope), picked.state, {
     channel: 'phone',
