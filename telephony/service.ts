@@ -128,6 +128,11 @@ export class TelephonyService {
     return this.listener.port
   }
 
+  /** INVITEs being answered (bounded by MAX_PENDING_INVITES: over it, 503). */
+  get pendingInvites(): number {
+    return this.#pending.size
+  }
+
   get liveCalls(): number {
     return this.#calls.size
   }
@@ -211,11 +216,15 @@ export class TelephonyService {
       closed: (call) => this.#calls.delete(dialogKey(call.dialog.id)),
     })
     this.#pending.set(incoming.transaction, pending)
+    const forget = () => this.#pending.delete(incoming.transaction)
     pending
       .answer()
       .catch((err) => this.deps.logger.error({ err }, 'inbound call failed'))
-      // The INVITE transaction may still see a CANCEL until it is answered; after that it is the dialog's.
-      .finally(() => setTimeout(() => this.#pending.delete(incoming.transaction), 32_000).unref())
+      // A CANCEL matters until the final answer. A refusal's ACK is its transaction's own, so a
+      // refused or cancelled INVITE is forgotten at once; an answered one when its ACK comes
+      // (#ack), or after 32 s without one (it is hung up then). The table holds INVITEs in
+      // flight, not the last 32 s of calls: its bound limits concurrency, not the call rate.
+      .finally(() => (pending.answered ? setTimeout(forget, 32_000).unref() : forget()))
   }
 
   /** Places a call (POST /calls with channel phone); its progress goes to `deps.progress`. */
@@ -255,7 +264,11 @@ export class TelephonyService {
     if (key === undefined) return
     const call = this.#calls.get(key)
     if (!call) return
-    for (const pending of this.#pending.values()) if (pending.incoming.request.headers.callId() === request.headers.callId()) pending.acknowledged()
+    for (const [transaction, pending] of this.#pending)
+      if (pending.incoming.request.headers.callId() === request.headers.callId()) {
+        pending.acknowledged()
+        this.#pending.delete(transaction)
+      }
     call.ack(request)
   }
 

@@ -54,6 +54,11 @@ export class PendingInvite {
     this.#cleanUp()
   }
 
+  /** A 2xx went out: the INVITE is over once it is acknowledged (or hung up for want of an ACK). */
+  get answered(): boolean {
+    return this.#answered
+  }
+
   /** The ACK of our 2xx (§13.3.1.4): retransmission stops. */
   acknowledged(): void {
     clearTimeout(this.#retransmit)

@@ -4,6 +4,8 @@ import type { PhoneNumberRow, Repos, SipTrunkRow } from '../../db/index.js'
 import type { LiveCalls, PreparedCall } from '../../engine/index.js'
 import {
   authorizeRequest,
+  CSeq,
+  DEFAULT_SESSION_TIMER,
   DigestClient,
   negotiateAsUac,
   parseSdp,
@@ -14,7 +16,9 @@ import {
   type SipResponse,
   SipUri,
   serializeSdp,
+  retryAfter422,
   sessionTimerRequestHeaders,
+  type SessionTimerPolicy,
   uacDialog,
 } from '../../sip/index.js'
 import { CallDialog, type CallDialogDeps } from '../calls/call-dialog.js'
@@ -116,6 +120,9 @@ export async function dial(r: DialRequest, ctx: DialContext): Promise<void> {
   }
   const digest = user !== null && password !== null ? new DigestClient({ accounts: [{ username: user, password }] }) : undefined
   let ringing = false
+  // RFC 4028 §7.3: a 422 names the shortest interval the far end takes; we ask again once with it.
+  let timerPolicy: SessionTimerPolicy = DEFAULT_SESSION_TIMER
+  let retried422 = false
   let settled = false
   let cancelled = false
   let ringTimer: NodeJS.Timeout | undefined
@@ -153,6 +160,14 @@ export async function dial(r: DialRequest, ctx: DialContext): Promise<void> {
         const again = authorizeRequest(sent, res, digest)
         if (again.ok) return send(again.value, true)
         return finish('failed', `${res.status} ${again.error.code}`)
+      }
+      if (res.status === 422 && !retried422 && !settled) {
+        retried422 = true
+        const next = retryAfter422(res, timerPolicy)
+        if (next) {
+          timerPolicy = next
+          return send(withSessionTimer(sent, next), authAnswered)
+        }
       }
       if (BUSY.has(res.status)) return finish('busy', String(res.status))
       if (NO_ANSWER.has(res.status)) return finish(cancelled || res.status !== 487 ? 'no_answer' : 'canceled', String(res.status))
@@ -217,4 +232,13 @@ export async function dial(r: DialRequest, ctx: DialContext): Promise<void> {
   }
 
   send(invite, false)
+}
+
+/** `sent` asked again (next CSeq, new branch from the UA) with the session interval a 422 asked for. */
+function withSessionTimer(sent: SipRequest, policy: SessionTimerPolicy): SipRequest {
+  const cseq = sent.headers.cseq()
+  let headers = sent.headers.without('Via').without('Session-Expires').without('Min-SE').without('Supported')
+  for (const [name, value] of sessionTimerRequestHeaders(policy)) headers = headers.with(name, value)
+  headers = headers.set('CSeq', new CSeq(cseq.seq + 1, cseq.method).serialize())
+  return new SipRequest(sent.method, sent.uri, headers, sent.body)
 }

@@ -43,6 +43,7 @@ t.test('a caller reaches the number’s agent, is heard, hangs up; the call is r
     { said },
   )
   t.ok(events.includes('session.started') && events.includes('session.completed'), 'session.started and session.completed published')
+  t.equal(s.telephony.pendingInvites, 0, 'the INVITE is forgotten once its 200 is acknowledged (not 32 s later)')
 })
 
 t.test('digest: a source outside the trunk’s addresses is challenged (401) and let in with the trunk’s credentials', { skip }, async (t) => {
@@ -76,6 +77,7 @@ t.test('refusals: unknown number 404, a stranger 403, a number without agent 480
   const open = await s.line({ publish: false })
   const unpublished = await runSipp({ scenario: refusedScenario(480), target: s.target, args: ['-s', open.number.slice(1)] })
   t.equal(unpublished.code, 0, 'an agent without a published version → 480', { diagnostic: true, output: unpublished.output })
+  t.equal(s.telephony.pendingInvites, 0, 'refused INVITEs are forgotten with their final answer')
 })
 
 t.test('over the organization’s live-call cap: 486, and the call is recorded as refused', { skip }, async (t) => {

@@ -154,3 +154,16 @@ t.test('transfer: a REFER the callee accepts and completes ends the call; a refu
   t.equal((await no.done).code, 0, 'REFER declined, then our BYE when ended')
   t.match(await until('ended', read(two.call_uuid), (d) => d.status === 'completed'), { disposition: 'ended_by_api' })
 })
+
+t.test('a callee refusing our session interval with 422 is asked again at its Min-SE (RFC 4028 §7.3)', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const peer = await callee(calleeScenario({ minSe422: 3600 }), { 'speech.pcap': await speechPcap('Hello') })
+  const line = await s.line({ trunk: { host: '127.0.0.1', port: peer.port } })
+  const created = await place(s, line.number, line.workflowId)
+  const detail = () => s.a.request('GET', `/api/v1/calls/${created.call_uuid}`, { token: s.owner.token }).then((r) => r.body)
+  const up = await until('answered', detail, (d) => d.phone_status === 'in-progress')
+  t.match(up, { phone_status: 'in-progress' }, 'the second INVITE was answered')
+  await s.a.request('POST', `/api/v1/calls/${created.call_uuid}/control`, { token: s.owner.token, body: { action: 'end', immediately: true } })
+  const run = await peer.done
+  t.equal(run.code, 0, 'SIPp saw Session-Expires and Min-SE at 3600 in the INVITE after its 422', { diagnostic: true, output: run.output })
+})
