@@ -73,7 +73,7 @@ t.test('validation: fixed keys are checked on save; a dtmf node needs an always 
     nodes: ivr.nodes.map((n) => (n.id === 'menu' ? { ...n, data: { digits: 'press two' } } : n)),
   })
   t.match(validateDefinition(bad), [{ type: 'graph.dtmf_digits', loc: ['nodes', 1, 'data', 'digits'] }])
-  const stuck = Definition.parse({ ...ivr, edges: ivr.edges.filter((e) => e.id !== 'e2') })
+  const stuck = Definition.parse({ ...ivr, edges: (ivr.edges ?? []).filter((e) => e.id !== 'e2') })
   t.match(validateDefinition(stuck), [{ type: 'graph.no_exit' }])
   t.notOk(Definition.safeParse({ ...ivr, nodes: [...ivr.nodes, { id: 'x', type: 'dtmf', data: { digits: '' } }] }).success, 'empty keys are refused')
   t.notOk(Definition.safeParse({ ...ivr, nodes: [...ivr.nodes, { id: 'x', type: 'dtmf', data: { digits: '1'.repeat(201) } }] }).success, 'bounded')
@@ -107,7 +107,7 @@ t.test('a failed transfer resumes the workflow by the transfer node’s failure 
 })
 
 t.test('with no failure edge, a failed transfer ends the session as transfer_failed', async (t) => {
-  const rt = runtime({ ...desk, edges: desk.edges.filter((e) => e.id === 'e1' || e.id === 'e3') })
+  const rt = runtime({ ...desk, edges: (desk.edges ?? []).filter((e) => e.id === 'e1' || e.id === 'e3') })
   await collect(rt.start(signal()))
   const after = await collect(rt.transferFailed(signal()))
   t.same(after, [{ type: 'end', disposition: 'transfer_failed' }])
