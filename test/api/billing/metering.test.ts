@@ -166,3 +166,30 @@ t.test('a voice call is priced from the engine’s counts: audio into STT, chara
   t.equal((await s.a.request('GET', `${B}/credits`, { token: other.token })).body.balance_minor, 0)
   t.same((await s.a.request('GET', `${B}/credits/transactions`, { token: other.token })).body, [])
 })
+
+t.test('twenty chats ending at once are each debited once; the balance is the ledger’s sum', async (t) => {
+  const s = await billingScene(t, { OZAN_BILLING: 'on' })
+  s.a.services.billing.grant({ organizationId: s.owner.organizationId, amountMinor: 1000, reason: 'credit', operator: 'test' })
+  const agentId = await chatAgent(s)
+  const n = 20
+  useLlm(
+    s.a,
+    new ScriptedLlm(Array.from({ length: n }, () => [text('Sure.'), { type: 'usage' as const, model: 'm', prompt_tokens: 12_000, completion_tokens: 3000 }])),
+  )
+  const ids = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const started = expectStatus(await s.send('POST', '/api/v1/calls', { body: { channel: 'chat', workflow_uuid: agentId } }), 201, 'chat')
+      expectStatus(await s.send('POST', `/api/v1/calls/${started.call_uuid}/messages`, { body: { text: 'hi' } }), 200, 'message')
+      return started.call_uuid as string
+    }),
+  )
+  // Each ended twice at once: the second end finds it ended (receivers 0) and debits nothing.
+  const ends = await Promise.all(ids.flatMap((id) => [1, 2].map(() => s.send('POST', `/api/v1/calls/${id}/control`, { body: { action: 'end' } }))))
+  t.same(ends.map((r) => r.body.receivers).sort(), [...Array(n).fill(0), ...Array(n).fill(1)])
+  const debits = (await s.send('GET', `${B}/credits/transactions?limit=200`)).body.filter((x: { kind: string }) => x.kind === 'usage')
+  t.equal(debits.length, n, 'one debit per session')
+  t.equal(new Set(debits.map((d: { session_uuid: string }) => d.session_uuid)).size, n)
+  const balance = (await s.send('GET', `${B}/credits`)).body.balance_minor
+  t.equal(balance, 1000 - n * CHAT_COST)
+  t.equal(balance, ledgerSum(s.a, s.owner.organizationId))
+})

@@ -99,6 +99,15 @@ t.test("an estimate from an agent prices its providers; another organization's a
   const foreign = await s.a.request('POST', `${B}/pricing/estimate`, { token: other.token, body: { workflow_uuid: wf, minutes: 1 } })
   t.equal(foreign.status, 404)
   t.equal(foreign.body.error.code, 'not_found')
+  const unknown = await s.a.request('POST', `${B}/pricing/estimate`, {
+    token: other.token,
+    body: { workflow_uuid: '00000000-0000-4000-8000-000000000000', minutes: 1 },
+  })
+  t.same(
+    { ...foreign.body.error, request_id: null },
+    { ...unknown.body.error, request_id: null },
+    "another organization's agent answers exactly as an unknown one",
+  )
 })
 
 t.test('bad estimate requests are 422 with detail[]', async (t) => {
