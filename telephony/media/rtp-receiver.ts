@@ -9,9 +9,10 @@
  * packet, so a flood from the right address costs CPU, never memory.
  *
  * Packet size: the jitter buffer plays 20 ms frames, one per packet. A packet holding a whole
- * number of 20 ms frames (ptime 20, 40, 60) is split into frames, timestamps 160 apart; a packet
- * of 10 or 30 ms is dropped (`packet_size`): our SDP asks for 20 ms (RFC 3551's default, what
- * carriers send), and regrouping half frames would need a reassembly stage of its own.
+ * number of 20 ms frames (ptime 20, 40, 60) is split into frames, timestamps 160 apart; one of an
+ * odd number of 10 ms halves (ptime 10, 30, 50: our SDP asks for 20, some gateways send these
+ * anyway) is regrouped into 20 ms frames first (half-frames.ts). Anything else is dropped
+ * (`packet_size`).
  */
 import {
   decodeAlaw,
@@ -28,7 +29,18 @@ import {
   ReceiverStats,
   type RtpPacket,
 } from '../../sip/index.js'
+import { HalfFrameAssembler } from './half-frames.js'
 import type { RemoteSource } from './remote-source.js'
+
+/** G.711's silent sample: µ-law 0xFF, A-law 0xD5 (ITU-T G.711 tables: +0 with its even bits inverted). */
+const MULAW_SILENCE = 0xff
+const ALAW_SILENCE = 0xd5
+/** Regrouped packets hold at most 50 ms (ptime 10, 30, 50); 20 ms multiples are split whatever their size. */
+const MAX_REGROUPED_SAMPLES = 400
+
+/** A whole number of 20 ms frames, or of 10 ms halves up to 50 ms. */
+const fitsFrames = (samples: number): boolean =>
+  samples > 0 && (samples % FRAME_SAMPLES_8K === 0 || (samples % (FRAME_SAMPLES_8K / 2) === 0 && samples <= MAX_REGROUPED_SAMPLES))
 
 /** 20 ms at G.711's 8000 Hz: one jitter-buffer frame. */
 export const FRAME_SAMPLES_8K = 160
@@ -63,6 +75,8 @@ export class RtpReceiver {
   private readonly dtmf = new DtmfReceiver()
   private config: ReceiveConfig | undefined
   private sourceStats: ReceiverStats | undefined
+  /** Made on the first 10 ms-multiple packet: most peers never need it. */
+  private halves: HalfFrameAssembler | undefined
   readonly counters: ReceiveCounters = {
     packets: 0,
     otherCodec: 0,
@@ -99,7 +113,7 @@ export class RtpReceiver {
     const packet = parsed.packet
     const isDtmf = packet.payloadType === config.dtmfPayloadType
     if (!isDtmf && !this.isAudio(packet.payloadType)) return this.drop('payload_type')
-    if (!isDtmf && (packet.payload.length === 0 || packet.payload.length % FRAME_SAMPLES_8K !== 0)) return this.drop('packet_size')
+    if (!isDtmf && !fitsFrames(packet.payload.length)) return this.drop('packet_size')
     this.counters.packets++
     if (packet.ssrc !== this.sourceStats?.ssrc) this.sourceStats = new ReceiverStats(packet.ssrc)
     this.sourceStats.receive(packet.sequenceNumber, packet.timestamp, nowMs)
@@ -136,6 +150,11 @@ export class RtpReceiver {
   }
 
   private pushAudio(packet: RtpPacket, nowMs: number): void {
+    if (packet.payload.length % FRAME_SAMPLES_8K !== 0) {
+      this.halves ??= new HalfFrameAssembler()
+      const silence = this.codecOf(packet.payloadType) === 'PCMA' ? ALAW_SILENCE : MULAW_SILENCE
+      return this.halves.push(packet, silence, (frame) => this.jitter.push(frame, nowMs))
+    }
     const frames = packet.payload.length / FRAME_SAMPLES_8K
     if (frames === 1) return this.jitter.push(packet, nowMs)
     for (let i = 0; i < frames; i++) {
@@ -155,10 +174,19 @@ export class RtpReceiver {
     return payloadType === this.config?.payloadType || payloadType === PAYLOAD_TYPE_PCMU || payloadType === PAYLOAD_TYPE_PCMA
   }
 
-  private decode(payloadType: number, payload: Uint8Array, out: Int16Array): number | undefined {
+  private codecOf(payloadType: number): 'PCMU' | 'PCMA' | undefined {
     const config = this.config
-    const law =
-      payloadType === config?.payloadType ? config.codec : payloadType === PAYLOAD_TYPE_PCMU ? 'PCMU' : payloadType === PAYLOAD_TYPE_PCMA ? 'PCMA' : undefined
+    return payloadType === config?.payloadType
+      ? config.codec
+      : payloadType === PAYLOAD_TYPE_PCMU
+        ? 'PCMU'
+        : payloadType === PAYLOAD_TYPE_PCMA
+          ? 'PCMA'
+          : undefined
+  }
+
+  private decode(payloadType: number, payload: Uint8Array, out: Int16Array): number | undefined {
+    const law = this.codecOf(payloadType)
     if (law === 'PCMU') return decodeMulaw(payload, out)
     if (law === 'PCMA') return decodeAlaw(payload, out)
     return undefined

@@ -124,6 +124,23 @@ t.test('key presses (RFC 4733) reach the graph: "5#" is the caller’s turn', { 
   t.equal(detail.events.filter((e: { kind: string }) => e.kind === 'dtmf').length, 2, 'each key recorded once')
 })
 
+t.test('a caller sending 30 ms packets (ptime 30, not the 20 we ask for) is heard: the halves are regrouped', { skip }, async (t) => {
+  const s = await phoneScene(t)
+  const line = await s.line()
+  s.dg.script('Alice')
+  const run = await runSipp({
+    scenario: callerScenario({ waitMs: 4000, listenMs: 4000 }),
+    target: s.target,
+    args: ['-s', line.number.slice(1)],
+    files: { 'speech.pcap': await speechPcap('My name is Alice', 30) },
+  })
+  t.equal(run.code, 0, 'SIPp completed the call', { diagnostic: true, output: run.output })
+  const [call] = await s.finishedCalls(1)
+  const detail = expectStatus(await s.a.request('GET', `/api/v1/calls/${call!.call_uuid}`, { token: s.owner.token }), 200, 'detail')
+  const said = detail.transcript.map((l: { role: string; text: string }) => `${l.role}: ${l.text}`)
+  t.ok(said.includes('user: Alice'), 'the caller was heard', { said })
+})
+
 t.test('impairment: 5 % loss and up to 40 ms jitter between caller and engine, the call completes and is heard', { skip }, async (t) => {
   const s = await phoneScene(t)
   const line = await s.line()

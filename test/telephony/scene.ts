@@ -8,7 +8,7 @@ import type { TelephonyService } from '../../telephony/index.js'
 import { CALL_GRAPH, VOICE_CONFIG, W } from '../api/calls/fixtures.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { speak } from '../helpers/speech.js'
-import { type PcapRtpPacket, writeRtpPcap, writeRtpPcapPackets } from '../helpers/sipp.js'
+import { type PcapRtpPacket, writeRtpPcapPackets } from '../helpers/sipp.js'
 import { expectStatus, newOwner, type Actor } from '../helpers/tenancy-fixtures.js'
 
 export interface PhoneScene {
@@ -95,19 +95,20 @@ export async function phoneScene(
   }
 }
 
-/** `text` said by espeak-ng as 20 ms µ-law frames in a pcap for SIPp, with 300 ms of silence after. */
-export async function speechPcap(text: string): Promise<Buffer> {
+/** `text` said by espeak-ng as µ-law packets of `ptimeMs` (20 unless said) in a pcap for SIPp, with 300 ms of silence after. */
+export async function speechPcap(text: string, ptimeMs = 20): Promise<Buffer> {
   const pcm16k = await speak(text, 'en')
   const pcm8k = resample(pcm16k, 16_000, 8000)
   const padded = new Int16Array(pcm8k.length + 2400)
   padded.set(pcm8k)
-  const frames: Uint8Array[] = []
-  for (let at = 0; at + 160 <= padded.length; at += 160) {
-    const out = new Uint8Array(160)
-    encodeMulaw(padded.subarray(at, at + 160), out)
-    frames.push(out)
+  const samples = ptimeMs * 8
+  const packets: PcapRtpPacket[] = []
+  for (let at = 0; at + samples <= padded.length; at += samples) {
+    const payload = new Uint8Array(samples)
+    encodeMulaw(padded.subarray(at, at + samples), payload)
+    packets.push({ atMs: at / 8, payloadType: 0, marker: at === 0, timestamp: at, payload })
   }
-  return writeRtpPcap(frames, 0)
+  return writeRtpPcapPackets(packets)
 }
 
 /** Key presses as RFC 4733 events (payload type 101) in a pcap for SIPp: each key 100 ms, 400 ms apart. */

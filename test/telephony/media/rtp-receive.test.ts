@@ -60,7 +60,7 @@ t.test('the other G.711 law MUST be decoded (and counted); other payload types, 
   encodeAlaw(new Int16Array(160).fill(4000), alaw)
   session.receive(packet(0, { payloadType: 8, payload: alaw }), 'rtp', PEER, PEER_PORT, 0)
   session.receive(packet(1, { payloadType: 13, payload: new Uint8Array(1) }), 'rtp', PEER, PEER_PORT, 20) // comfort noise
-  session.receive(packet(2, { payload: new Uint8Array(80) }), 'rtp', PEER, PEER_PORT, 40) // 10 ms
+  session.receive(packet(2, { payload: new Uint8Array(100) }), 'rtp', PEER, PEER_PORT, 40) // 12.5 ms: no whole 10 ms
   session.receive(new Uint8Array(8), 'rtp', PEER, PEER_PORT, 40)
   const stats = session.stats()
   t.equal(stats.otherCodecPackets, 1)
@@ -82,6 +82,53 @@ t.test('a 40 ms packet MUST be played as two 20 ms frames', async (t) => {
   const expected = new Int16Array(2)
   decodeMulaw(Uint8Array.of(0x10, 0x90), expected)
   t.same([first.kind, a, second.kind, second.pcm[0]], ['audio', expected[0], 'audio', expected[1]])
+})
+
+t.test('10 ms and 30 ms packets MUST be regrouped into the 20 ms frames played, samples in order', async (t) => {
+  for (const ptime of [10, 30]) {
+    const { session } = receiving()
+    const samples = ptime * 8
+    // A ramp of µ-law codes over 120 ms, so every sample's place can be checked after regrouping.
+    const codes = Uint8Array.from({ length: 960 }, (_, i) => 0x10 + (i % 100))
+    for (let at = 0, i = 0; at < codes.length; at += samples, i++)
+      session.receive(
+        packet(0, { marker: i === 0, sequenceNumber: 100 + i, timestamp: 8000 + at, payload: codes.slice(at, at + samples) }),
+        'rtp',
+        PEER,
+        PEER_PORT,
+        (at / 8) | 0,
+      )
+    const played = new Int16Array(960)
+    for (let f = 0; f < 6; f++) {
+      const frame = session.pull(200 + f * 20)
+      t.equal(frame.kind, 'audio', `${ptime} ms: frame ${f} is audio`)
+      played.set(frame.pcm.subarray(0, 160), f * 160)
+    }
+    const expected = new Int16Array(960)
+    decodeMulaw(codes, expected)
+    t.same(played, expected, `${ptime} ms packets: every sample where it was sent`)
+    t.equal(session.stats().dropped.packet_size, 0)
+  }
+})
+
+t.test('a lost 10 ms packet leaves 10 ms of silence in its frame, not the frame lost', async (t) => {
+  const { session } = receiving()
+  const codes = new Uint8Array(80).fill(0x20)
+  // Halves 0-1 (frame 0), 2 lost, 3 (frame 1), then 4-7 (frames 2, 3).
+  for (const k of [0, 1, 3, 4, 5, 6, 7])
+    session.receive(packet(0, { sequenceNumber: 100 + k, timestamp: 8000 + k * 80, payload: codes }), 'rtp', PEER, PEER_PORT, k * 10)
+  // A pulled frame's PCM is valid until the next pull: read it at once.
+  const frames = [0, 1, 2, 3].map((f) => {
+    const frame = session.pull(200 + f * 20)
+    return { kind: frame.kind, first: frame.pcm[0], lastOfHalf: frame.pcm[79], secondHalf: frame.pcm[80] }
+  })
+  t.same(
+    frames.map((f) => f.kind),
+    ['audio', 'audio', 'audio', 'audio'],
+  )
+  const voice = frames[0]!.first
+  t.not(voice, 0)
+  t.same(frames[1], { kind: 'audio', first: 0, lastOfHalf: 0, secondHalf: voice }, 'the lost half is silent, the half that came is there')
 })
 
 t.test('a flood of 10,000 packets from the right address MUST stay within the jitter buffer ring', async (t) => {
