@@ -57,3 +57,17 @@ export function completionReport(
     latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((s, t) => s + t.duration_ms, 0) / turns.length) : null },
   }
 }
+
+/**
+ * A text session's report: its turns from its stored `turn` events, its history and variables from
+ * its final state, its cost from the meter (null when billing is off or no meter is wired).
+ */
+export function textSessionReport(
+  row: SessionRow,
+  events: readonly { kind: string; data: string }[],
+  meter: SessionMeter | undefined,
+): Record<string, unknown> {
+  const state = JSON.parse(row.state) as { history: unknown[]; variables: Record<string, unknown> }
+  const turns = events.filter((e) => e.kind === 'turn').map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
+  return completionReport(row, state.history, state.variables, turns, meter?.settle(row, TEXT_SESSION_COUNTS))
+}

@@ -8,7 +8,7 @@ import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
 import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
-import { completionReport, type SessionMeter, TEXT_SESSION_COUNTS } from './report.js'
+import { type SessionMeter, textSessionReport } from './report.js'
 import type { VoiceProviders } from './voice-providers.js'
 import { storedConfig, storedDefinition } from './stored-agent.js'
 import { type AgentProviderSources, agentRuntimeIO, agentVoice } from './agent-providers.js'
@@ -335,13 +335,7 @@ export class SessionService {
 
   /** session.completed: the end-of-session report (no recording address, as the spec says). */
   private report(p: Principal, row: SessionRow): void {
-    const state = JSON.parse(row.state) as RuntimeState
-    const turns = this.deps.repos.sessions
-      .events(row.id)
-      .filter((e) => e.kind === 'turn')
-      .map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
-    const cost = this.deps.meter?.settle(row, TEXT_SESSION_COUNTS)
-    this.publish(p, 'session.completed', completionReport(row, state.history, state.variables, turns, cost), this.deps.clock.now())
+    this.publish(p, 'session.completed', textSessionReport(row, this.deps.repos.sessions.events(row.id), this.deps.meter), this.deps.clock.now())
   }
 
   private publish(p: Principal, type: string, data: Record<string, unknown>, now: number): void {
