@@ -2,10 +2,13 @@ import Koa, { type Context } from 'koa'
 import Router from '@koa/router'
 import { apiKeyRoutes } from './api-keys/routes.js'
 import { auditRoutes } from './audit/routes.js'
+import { billingRoutes } from './billing/index.js'
 import { authRoutes } from './auth/routes.js'
 import { credentialRoutes } from './credentials/routes.js'
 import { phoneNumberRoutes } from './phone-numbers/routes.js'
+import { providerRoutes } from './providers/routes.js'
 import { sipTrunkRoutes } from './sip-trunks/routes.js'
+import { entitlementRoutes } from './entitlements/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
@@ -66,6 +69,9 @@ export function createApp(deps: AppDeps): App {
     ...webhookRoutes(services.webhooks),
     ...sipTrunkRoutes(services.sipTrunks),
     ...phoneNumberRoutes(services.phoneNumbers),
+    ...providerRoutes(services.providers),
+    ...entitlementRoutes(services.entitlements),
+    ...billingRoutes(services.billing),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),

@@ -11,13 +11,16 @@ import type { LlmClient } from '../engine/graph-runtime/index.js'
 import { OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
 import { ApiKeyService } from './api-keys/service.js'
 import { Auditor } from './audit/auditor.js'
+import { type BillingService, createBilling } from './billing/index.js'
 import { AccountService } from './auth/service.js'
 import { CallService, localWebCalls, type WebCalls } from './calls/service.js'
 import { CredentialCipher } from './credentials/crypto.js'
 import { openAiAccessFor } from './credentials/openai-access.js'
 import { providerNetwork, type ProviderNetwork } from './credentials/provider-network.js'
 import { CredentialService } from './credentials/service.js'
+import { assertAssignedPlansExist, EntitlementGuard, EntitlementService, loadPlans } from './entitlements/index.js'
 import { PhoneNumberService } from './phone-numbers/service.js'
+import { ProviderService } from './providers/service.js'
 import { TrunkPasswordSealer } from './sip-trunks/sealing.js'
 import { SipTrunkService } from './sip-trunks/service.js'
 import { LoopTurns } from './http/loop-turns.js'
@@ -87,6 +90,13 @@ export interface Services {
   /** HMAC key of the SIP listener's digest nonces (derived from the token signing key). */
   sipNonceSecret: Buffer
   phoneNumbers: PhoneNumberService
+  /** Pricing, metering, the credit ledger and top-ups (api/billing, docs/billing.md). */
+  billing: BillingService
+  /** The provider catalog and providers' live voices and models (GET /api/v1/providers). */
+  providers: ProviderService
+  entitlements: EntitlementService
+  /** Plan limits and product flags, checked where limited things are created and calls start. */
+  entitlementGuard: EntitlementGuard
   /** Shared by POST /api/v1/calls/web-token and the call engine (api/calls/engine.ts). */
   webCalls: WebCalls
   clock: Clock
@@ -133,6 +143,11 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
   const authCache = new AuthCache(repos, tenancyVersions(db))
   const bus = deps.bus ?? new InProcessBus((err, event) => logger.error({ err, event: event.type }, 'event listener failed'))
   const auditor = new Auditor(repos, clock)
+  const billing = createBilling({ db, repos, config, clock, auditor, logger })
+  // The operator's plans: a bad file, or organizations on a plan it no longer defines, stop start-up.
+  const catalog = loadPlans(config.plansFile)
+  assertAssignedPlansExist(catalog, repos.entitlements.assignedPlanKeys())
+  const entitlementGuard = new EntitlementGuard({ repos, catalog, clock, serverLiveCallCap: config.maxLiveCallsPerOrg })
   const mailer = new Mailer(repos, { smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl: config.publicUrl }, clock, logger)
   const accounts = new AccountService({
     repos,
@@ -172,7 +187,10 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
   }
   const integrations = new IntegrationService({ repos, credentials, auditor, logger, guard: providers.guard, timeoutMs: config.integrationTimeoutMs })
   // Hybrid ranking when OZAN_EMBEDDINGS_MODEL is set: embeddings by the LLM's key and base URL.
-  const knowledge = new KnowledgeService(repos, clock, { embeddings: { config, accessFor: openAiAccess, logger, organizationConnections } })
+  const knowledge = new KnowledgeService(repos, clock, {
+    quota: entitlementGuard,
+    embeddings: { config, accessFor: openAiAccess, logger, organizationConnections },
+  })
   // One guard for every destination an organization aims: webhooks, integrations, provider base URLs.
   const guard = providers.guard
   const sealer = new EndpointSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
@@ -192,6 +210,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     bus,
     clock,
     logger,
+    meter: billing,
     llmFor,
     // describe: the LLM is offered each action's exact input schema, so its arguments validate.
     toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
@@ -200,16 +219,37 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, organizationConnections, maxAudioMs: MAX_VOICE_TURN_MS }),
   })
   const trunkPasswords = new TrunkPasswordSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
-  const webCalls = deps.webCalls ?? localWebCalls({ config, key: deps.secrets.tokenSigningKey, repo: repos.webCallTokens, clock })
+  // The live-call cap the engine counts against is the plan's (the stricter of it and the server's).
+  const capFor = (organizationId: string) => entitlementGuard.liveCallCap(organizationId)
+  const webCalls = deps.webCalls ?? localWebCalls({ config, key: deps.secrets.tokenSigningKey, repo: repos.webCallTokens, clock, capFor })
   return {
     apiTurns: new LoopTurns(),
     clock,
     webCalls,
-    calls: new CallService({ sessions, webCalls, clock, repos }),
+    calls: new CallService({ sessions, webCalls, clock, repos, quota: entitlementGuard, billing }),
     sipTrunks: new SipTrunkService({ repos, sealer: trunkPasswords, clock, auditor, guard }),
     trunkPasswords,
     sipNonceSecret: Buffer.from(hkdfSync('sha256', deps.secrets.tokenSigningKey, Buffer.alloc(0), 'ozan sip digest nonces', 32)),
     phoneNumbers: new PhoneNumberService({ repos, clock }),
+    billing,
+    providers: new ProviderService({
+      config,
+      openAiAccess,
+      credentials,
+      storedProviders: (organizationId) => repos.credentials.list(organizationId).map((row) => row.provider),
+      organizationConnections,
+      clock,
+      logger,
+      options: { ttlMs: config.providerResourcesTtlS * 1000, timeoutMs: config.providerListingTimeoutMs },
+    }),
+    entitlements: new EntitlementService({
+      repos,
+      guard: entitlementGuard,
+      auditor,
+      clock,
+      liveCalls: (organizationId) => webCalls.liveCalls.count(organizationId),
+    }),
+    entitlementGuard,
     repos,
     authCache,
     bus,
@@ -221,12 +261,12 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     integrations,
     knowledge,
     webhookDispatcher,
-    webhooks: new WebhookService({ repos, sealer, clock, dispatcher: webhookDispatcher, guard }),
-    apiKeys: new ApiKeyService(repos, clock),
-    rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS }),
+    webhooks: new WebhookService({ repos, sealer, clock, dispatcher: webhookDispatcher, guard, quota: entitlementGuard }),
+    apiKeys: new ApiKeyService(repos, clock, entitlementGuard),
+    rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS, quota: entitlementGuard }),
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
     projects: new ProjectService(repos, clock),
-    workflows: new WorkflowService(repos, bus, clock),
+    workflows: new WorkflowService(repos, bus, clock, entitlementGuard),
     sessions,
     iris: new IrisService(repos, llmFor),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),

@@ -49,6 +49,10 @@ export interface Config {
   allowPrivateCidrs: string[]
   /** Longest an integration action's provider request may take. */
   integrationTimeoutMs: number
+  /** How long a provider's live voices and models are served from memory (GET /providers/…/resources). */
+  providerResourcesTtlS: number
+  /** Deadline of one provider listing (connect, send, read; espeak-ng --voices). */
+  providerListingTimeoutMs: number
   /** Webhook attempts in flight at once: all endpoints, and per endpoint. */
   webhookMaxInFlight: number
   webhookMaxPerEndpoint: number
@@ -71,6 +75,8 @@ export interface Config {
     answerDelayMs: number
     /** How long an outbound call rings before it is cancelled (no-answer). */
     ringTimeoutMs: number
+    /** Per source address: SIP messages a second, and at once (sip/transport/source-limiter.ts). */
+    sourceLimits: { perSecond: number; burst: number }
   }
   /** Silero skips windows quieter than this (dBFS); null: every window runs (engine/vad/silero.ts). */
   vadSilenceGateDbfs: number | null
@@ -80,6 +86,22 @@ export interface Config {
   webCallTokenTtlS: number
   /** Live calls one organization may have at once. */
   maxLiveCallsPerOrg: number
+  /** The operator's plans (JSON, docs/entitlements.md); null: one unlimited plan for every organization. */
+  plansFile: string | null
+  /** Billing (docs/billing.md): off by default; on meters, debits and refuses sessions without credit. */
+  billing: {
+    enabled: boolean
+    currency: string
+    /** A JSON array of prices laid over the built-in ones; null: the built-in ones. */
+    pricesFile: string | null
+    payments: 'stripe' | 'manual' | 'none'
+    stripeSecretKey: string | null
+    stripeWebhookSecret: string | null
+    /** Stripe's API base URL (tests: the stand-in). */
+    stripeApiUrl: string
+    /** The operator's page buyers of the manual provider are sent to. */
+    manualUrl: string | null
+  }
   /** Overrides for the secrets otherwise generated into the data dir (base64, ≥ 32 bytes). */
   tokenSigningKey: string | null
   credentialEncryptionKey: string | null
@@ -160,6 +182,8 @@ const VARIABLES = {
   OZAN_EMBEDDINGS_TIMEOUT_MS: [int(100, 120_000), '5000'],
   OZAN_ALLOW_PRIVATE_CIDRS: [cidrList, ''],
   OZAN_INTEGRATION_TIMEOUT_MS: [int(100, 30_000), '10000'],
+  OZAN_PROVIDER_RESOURCES_TTL_S: [int(0, 86_400), '60'],
+  OZAN_PROVIDER_LISTING_TIMEOUT_MS: [int(100, 60_000), '5000'],
   OZAN_WEBHOOK_MAX_IN_FLIGHT: [int(1, 10_000), '64'],
   OZAN_WEBHOOK_MAX_PER_ENDPOINT: [int(1, 1000), '4'],
   OZAN_WEBHOOK_RETENTION_DAYS: [int(1, 3650), '30'],
@@ -183,8 +207,19 @@ const VARIABLES = {
   OZAN_RTP_PORT_MAX: [int(1025, 65535), '20000'],
   OZAN_SIP_ANSWER_DELAY_MS: [int(0, 10000), '0'],
   OZAN_SIP_RING_TIMEOUT_S: [int(1, 600), '60'],
+  OZAN_SIP_SOURCE_RATE: [int(1, 100_000), '100'],
+  OZAN_SIP_SOURCE_BURST: [int(1, 100_000), '200'],
   OZAN_WEB_CALL_TOKEN_TTL_S: [int(1, 300), '300'],
   OZAN_MAX_LIVE_CALLS_PER_ORG: [int(1, 100_000), '10'],
+  OZAN_PLANS_FILE: [z.string().trim().min(1).max(4096).optional(), undefined],
+  OZAN_BILLING: [z.enum(['on', 'off']), 'off'],
+  OZAN_BILLING_CURRENCY: [z.string().regex(/^[a-z]{3}$/, 'an ISO 4217 code in lower case, such as usd'), 'usd'],
+  OZAN_BILLING_PRICES_FILE: [z.string().min(1).optional(), undefined],
+  OZAN_BILLING_PAYMENTS: [z.enum(['stripe', 'manual', 'none']), 'none'],
+  OZAN_STRIPE_SECRET_KEY: [z.string().min(1).max(500).optional(), undefined],
+  OZAN_STRIPE_WEBHOOK_SECRET: [z.string().min(1).max(500).optional(), undefined],
+  OZAN_STRIPE_API_URL: [z.url({ protocol: /^https?$/ }), 'https://api.stripe.com'],
+  OZAN_BILLING_MANUAL_URL: [z.url({ protocol: /^https?$/ }).optional(), undefined],
   OZAN_TOKEN_SIGNING_KEY: [secret.optional(), undefined],
   OZAN_CREDENTIAL_ENCRYPTION_KEY: [secret.optional(), undefined],
 } as const satisfies Record<string, readonly [z.ZodType, string | undefined]>
@@ -214,6 +249,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (ranges.OZAN_RTP_PORT_MIN !== undefined && ranges.OZAN_RTP_PORT_MAX !== undefined && ranges.OZAN_RTP_PORT_MAX - ranges.OZAN_RTP_PORT_MIN < 3) {
     problems.push('OZAN_RTP_PORT_MAX: must be at least OZAN_RTP_PORT_MIN + 3 (one RTP/RTCP pair needs two ports)')
   }
+  if (ranges.OZAN_BILLING_PAYMENTS === 'stripe' && (!ranges.OZAN_STRIPE_SECRET_KEY || !ranges.OZAN_STRIPE_WEBHOOK_SECRET)) {
+    problems.push('OZAN_BILLING_PAYMENTS: stripe needs OZAN_STRIPE_SECRET_KEY and OZAN_STRIPE_WEBHOOK_SECRET')
+  }
+  if (ranges.OZAN_BILLING_PAYMENTS === 'manual' && !ranges.OZAN_BILLING_MANUAL_URL) problems.push('OZAN_BILLING_PAYMENTS: manual needs OZAN_BILLING_MANUAL_URL')
   if (problems.length) throw new ConfigError(problems)
   const v = out as Parsed
   const dataDir = path.resolve(v.OZAN_DATA_DIR)
@@ -261,6 +300,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddingsTimeoutMs: v.OZAN_EMBEDDINGS_TIMEOUT_MS,
     allowPrivateCidrs: v.OZAN_ALLOW_PRIVATE_CIDRS,
     integrationTimeoutMs: v.OZAN_INTEGRATION_TIMEOUT_MS,
+    providerResourcesTtlS: v.OZAN_PROVIDER_RESOURCES_TTL_S,
+    providerListingTimeoutMs: v.OZAN_PROVIDER_LISTING_TIMEOUT_MS,
     webhookMaxInFlight: v.OZAN_WEBHOOK_MAX_IN_FLIGHT,
     webhookMaxPerEndpoint: v.OZAN_WEBHOOK_MAX_PER_ENDPOINT,
     webhookRetentionDays: v.OZAN_WEBHOOK_RETENTION_DAYS,
@@ -277,11 +318,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rtpPortMax: v.OZAN_RTP_PORT_MAX,
       answerDelayMs: v.OZAN_SIP_ANSWER_DELAY_MS,
       ringTimeoutMs: v.OZAN_SIP_RING_TIMEOUT_S * 1000,
+      sourceLimits: { perSecond: v.OZAN_SIP_SOURCE_RATE, burst: v.OZAN_SIP_SOURCE_BURST },
     },
     vadSilenceGateDbfs: v.OZAN_VAD_SILENCE_GATE_DBFS === 'off' ? null : v.OZAN_VAD_SILENCE_GATE_DBFS,
     enginePublicUrl: v.OZAN_ENGINE_PUBLIC_URL?.replace(/\/$/, '') ?? null,
     webCallTokenTtlS: v.OZAN_WEB_CALL_TOKEN_TTL_S,
     maxLiveCallsPerOrg: v.OZAN_MAX_LIVE_CALLS_PER_ORG,
+    plansFile: v.OZAN_PLANS_FILE ? path.resolve(v.OZAN_PLANS_FILE) : null,
+    billing: {
+      enabled: v.OZAN_BILLING === 'on',
+      currency: v.OZAN_BILLING_CURRENCY,
+      pricesFile: v.OZAN_BILLING_PRICES_FILE ?? null,
+      payments: v.OZAN_BILLING_PAYMENTS,
+      stripeSecretKey: v.OZAN_STRIPE_SECRET_KEY ?? null,
+      stripeWebhookSecret: v.OZAN_STRIPE_WEBHOOK_SECRET ?? null,
+      stripeApiUrl: v.OZAN_STRIPE_API_URL,
+      manualUrl: v.OZAN_BILLING_MANUAL_URL ?? null,
+    },
     tokenSigningKey: v.OZAN_TOKEN_SIGNING_KEY ?? null,
     credentialEncryptionKey: v.OZAN_CREDENTIAL_ENCRYPTION_KEY ?? null,
   }

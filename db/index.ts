@@ -20,6 +20,7 @@ import { WebhooksRepo } from './repos/webhooks.js'
 import { WebCallTokensRepo } from './repos/web-call-tokens.js'
 import { SipTrunksRepo } from './repos/sip-trunks.js'
 import { PhoneNumbersRepo } from './repos/phone-numbers.js'
+import { EntitlementsRepo } from './repos/entitlements.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -42,6 +43,7 @@ export type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow, NewKnowledgeChu
 export type { WebhookEndpointRow, WebhookDeliveryRow, WebhookAttemptRow, WebhookDeliveryStatus, AttemptResult } from './repos/webhooks.js'
 export type { SipTrunkRow, NewSipTrunk, SipTrunkChanges, TrunkRegistrationState } from './repos/sip-trunks.js'
 export type { PhoneNumberRow, PhoneNumberChanges } from './repos/phone-numbers.js'
+export type { OrganizationPlanRow, FeatureFlagRow, OrganizationUsage } from './repos/entitlements.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 export { tenancyVersions, TenancyVersions, type VersionStamp } from './tenancy-versions.js'
 
@@ -67,6 +69,7 @@ export interface Repos {
   webCallTokens: WebCallTokensRepo
   sipTrunks: SipTrunksRepo
   phoneNumbers: PhoneNumbersRepo
+  entitlements: EntitlementsRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -94,6 +97,7 @@ export function createRepos(db: Db): Repos {
     webCallTokens: new WebCallTokensRepo(db),
     sipTrunks: new SipTrunksRepo(db),
     phoneNumbers: new PhoneNumbersRepo(db),
+    entitlements: new EntitlementsRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

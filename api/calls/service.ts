@@ -21,6 +21,8 @@ import { assertValid } from '../workflows/service.js'
 import type { CallCreateT, CallListQueryT, PHONE_STATUSES } from './schema.js'
 import { assertVoiceReady } from './voice-readiness.js'
 import { storedDefinition } from '../sessions/stored-agent.js'
+import type { EntitlementGuard } from '../entitlements/index.js'
+import type { BillingService, Cost } from '../billing/index.js'
 
 /** What web calls share between the API (minting) and the engine (admitting): one of each per process. */
 export interface WebCalls {
@@ -35,13 +37,20 @@ export interface WebCalls {
 }
 
 /** The process's own web-call state: tokens signed with the platform key, an in-process cap. */
-export function localWebCalls(o: { config: Config; key: Uint8Array; repo: Repos['webCallTokens']; clock: Clock }): WebCalls {
+export function localWebCalls(o: {
+  config: Config
+  key: Uint8Array
+  repo: Repos['webCallTokens']
+  clock: Clock
+  /** An organization's live-call cap now (the plan's, api/entitlements); default OZAN_MAX_LIVE_CALLS_PER_ORG. */
+  capFor?: (organizationId: string) => number
+}): WebCalls {
   const { config } = o
   let port = config.enginePort
   const host = config.engineHost === '0.0.0.0' || config.engineHost === '::' ? 'localhost' : config.engineHost
   return {
     tokens: new WebCallTokens({ key: o.key, repo: o.repo, clock: o.clock, ttlS: config.webCallTokenTtlS }),
-    liveCalls: new InProcessLiveCalls(() => config.maxLiveCallsPerOrg),
+    liveCalls: new InProcessLiveCalls(o.capFor ?? (() => config.maxLiveCallsPerOrg)),
     control: new InProcessCallControlBus(),
     wsUrl: () => `${config.enginePublicUrl ?? `ws://${host.includes(':') ? `[${host}]` : host}:${port}`}${WEB_CALL_PATH}`,
     bound(p) {
@@ -73,7 +82,18 @@ const E164 = /^\+[1-9][0-9]{1,14}$/
 export class CallService {
   #dialer: PhoneDialer | null = null
 
-  constructor(private readonly deps: { sessions: SessionService; webCalls: WebCalls; clock: Clock; repos: Repos }) {}
+  constructor(
+    private readonly deps: {
+      sessions: SessionService
+      webCalls: WebCalls
+      clock: Clock
+      repos: Repos
+      /** Plan features, monthly minutes and the web_calls flag (402 quota_exceeded, 403 feature_disabled). */
+      quota: Pick<EntitlementGuard, 'assertVoiceCall'>
+      /** 402 insufficient_credit before a call starts; each ended call's metered cost (api/billing). */
+      billing?: Pick<BillingService, 'assertCredit' | 'costOf'>
+    },
+  ) {}
 
   /** The SIP service places phone calls from now on (null: POST /calls with channel phone is refused again). */
   attachDialer(dialer: PhoneDialer | null): void {
@@ -90,6 +110,8 @@ export class CallService {
     const { workflow } = picked
     if (body.variables !== undefined && Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
     assertVoiceReady(this.deps.sessions, scope, picked)
+    this.deps.quota.assertVoiceCall(p.organizationId, 'web')
+    this.deps.billing?.assertCredit(p.organizationId)
     if (!this.deps.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
     const minted = await this.mint({ ...scope, workflowId: workflow.id, ...(body.variables !== undefined && { variables: body.variables }) })
     return { token: minted.token, ws_url: this.wsUrl(minted.token), expires_at: new Date(minted.expiresAt).toISOString() }
@@ -117,6 +139,8 @@ export class CallService {
     }
     if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
     assertVoiceReady(this.deps.sessions, scopeOf(p), agent)
+    this.deps.quota.assertVoiceCall(p.organizationId, 'web')
+    this.deps.billing?.assertCredit(p.organizationId)
     // The cap counts live voice calls; a pending one takes its slot when the browser connects.
     if (!this.deps.webCalls.liveCalls.hasRoom(p.organizationId)) throw new ApiError('concurrency_limit')
     const { id, state, now } = this.insertPending(p, agent, body.variables, 'web', this.deps.webCalls.tokens.ttlS * 1000)
@@ -160,6 +184,8 @@ export class CallService {
     const agent = this.agent(p, body)
     if (Buffer.byteLength(JSON.stringify(body.variables)) > MAX_VARIABLES_BYTES) throw variablesTooLarge(['body', 'variables'])
     assertVoiceReady(this.deps.sessions, scopeOf(p), agent)
+    this.deps.quota.assertVoiceCall(p.organizationId, 'phone')
+    this.deps.billing?.assertCredit(p.organizationId)
     const { id, state, now } = this.insertPending(p, agent, body.variables, 'phone', PHONE_PENDING_MS)
     dialer.dial({ callId: id, from: number!, to: to!, workflowId: agent.workflowId })
     const row = this.deps.repos.sessions.get(scopeOf(p), id)!
@@ -215,7 +241,7 @@ export class CallService {
       transcript,
       events,
       usage: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens },
-      cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, amount_minor: null, currency: null },
+      cost: costView(row, this.deps.billing?.costOf(row.id) ?? null),
       latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((n, t) => n + t.duration_ms, 0) / turns.length) : null },
     }
   }
@@ -265,6 +291,17 @@ export class CallService {
 
   private wsUrl(token: string): string {
     return `${this.deps.webCalls.wsUrl()}?token=${encodeURIComponent(token)}&v=1`
+  }
+}
+
+/** Exact token counts, and the metered amount once the call has ended (null before, or when nothing metered it). */
+function costView(row: SessionRow, cost: Cost | null) {
+  return {
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    amount_minor: cost?.amount_minor ?? null,
+    currency: cost?.currency ?? null,
+    ...(cost && { items: cost.items }),
   }
 }
 

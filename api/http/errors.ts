@@ -14,6 +14,12 @@ export const ERRORS = {
     'Phone calls are not available on this server yet: no telephony provider is configured.',
     'Bu sunucuda telefon aramaları henüz kullanılamıyor: yapılandırılmış bir telefon sağlayıcısı yok.',
   ],
+  payments_not_configured: [
+    400,
+    'Top-ups are not available on this server: no payment provider is configured (OZAN_BILLING_PAYMENTS).',
+    'Bu sunucuda kredi yükleme kullanılamıyor: yapılandırılmış bir ödeme sağlayıcısı yok (OZAN_BILLING_PAYMENTS).',
+  ],
+  invalid_signature: [400, 'The webhook signature is missing, invalid or too old.', 'Webhook imzası eksik, geçersiz ya da çok eski.'],
   unknown_version: [400, 'The agent has no published version with that number.', 'Ajanın bu numarada yayımlanmış bir sürümü yok.'],
   // The English default names the LLM (the only provider thrown without a message); the Turkish
   // one is said for every provider (speech-to-text, text-to-speech, LLM), whose English messages name it.
@@ -32,6 +38,7 @@ export const ERRORS = {
   insufficient_credit: [402, 'The organization is out of credit.', 'Kuruluşun kredisi tükendi.'],
   quota_exceeded: [402, 'The plan limit has been reached.', 'Plan sınırına ulaşıldı.'],
   permission_denied: [403, 'You are not allowed to do this.', 'Bu işlem için yetkiniz yok.'],
+  feature_disabled: [403, 'The organization has turned this feature off.', 'Kuruluş bu özelliği kapattı.'],
   user_session_required: [
     403,
     'This needs a signed-in dashboard session; API keys cannot do it.',
@@ -87,6 +94,11 @@ export const ERRORS = {
     409,
     'This environment already has the most phone numbers allowed (1000): delete one first.',
     'Bu ortamda izin verilen en fazla telefon numarası (1000) zaten var: önce birini silin.',
+  ],
+  flag_limit: [
+    409,
+    'This organization already has the most feature flags allowed (100): change an existing one.',
+    'Bu kuruluşta izin verilen en fazla özellik bayrağı (100) zaten var: mevcut birini değiştirin.',
   ],
   already_member: [409, 'This person is already a member of the organization.', 'Bu kişi zaten kuruluşun üyesi.'],
   invitation_email_mismatch: [403, 'This invitation was sent to another email address.', 'Bu davet başka bir e-posta adresine gönderildi.'],

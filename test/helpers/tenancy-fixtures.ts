@@ -293,16 +293,36 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return page.items.some((d) => String(d.id) === id && d.status === 'failed')
     },
   },
+  // Provider service types (GET /providers/{service_type}/{key}/resources) are a platform-wide
+  // catalog: no organization owns one. Paired with `key` below, the matrix checks that an unknown
+  // service type and an unknown provider are answered exactly like any unknown id, so the 404
+  // tells nothing about which service types or providers exist.
+  service_type: {
+    create: async () => 'tts',
+    unknown: () => `zz_unknown_${randomUUID().slice(0, 8)}`,
+    exists: async (a, owner) => {
+      const list = expectStatus<{ service_type: string }[]>(await a.request('GET', '/api/v1/providers', { token: owner.token }), 200, 'list providers')
+      return list.some((p) => p.service_type === 'tts')
+    },
+  },
   // Integrations are a platform-wide catalog: no organization owns one, so no key is "another
   // organization's". The fixture stands in a key no integration has, and the matrix then checks
   // that it is answered exactly like any other unknown key (404 before input or credentials are
   // looked at, nothing that tells which keys exist). `exists`: the catalog is still listed whole.
+  // The same key is also a feature flag of the organization's own (POST /entitlements/flags/{key}/
+  // toggle), set on: `exists` also sees it still on, so a foreign toggle that answered 404 but flipped it is caught.
   key: {
-    create: async () => `zz_none_${randomUUID().slice(0, 8)}`,
+    create: async (a, owner) => {
+      const key = `zz_none_${randomUUID().slice(0, 8)}`
+      const flag = await a.request('POST', '/api/v1/entitlements/flags', { token: owner.token, body: { key, enabled: true } })
+      expectStatus(flag, 201, 'set feature flag')
+      return key
+    },
     unknown: () => `zz_unknown_${randomUUID().slice(0, 8)}`,
-    exists: async (a, owner) => {
+    exists: async (a, owner, key) => {
       const list = expectStatus<{ key: string }[]>(await a.request('GET', '/api/v1/integrations', { token: owner.token }), 200, 'list integrations')
-      return ['http', 'slack', 'calcom'].every((k) => list.some((i) => i.key === k))
+      const flags = expectStatus<Record<string, boolean>>(await a.request('GET', '/api/v1/entitlements/flags', { token: owner.token }), 200, 'list flags')
+      return ['http', 'slack', 'calcom'].every((k) => list.some((i) => i.key === k)) && flags[key] === true
     },
   },
 }
@@ -340,4 +360,6 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   webhooks_update_endpoint: { body: { enabled: false } },
   sip_trunks_update: { body: { name: 'Renamed trunk' } },
   phone_numbers_update: { body: { label: 'Renamed number' } },
+  // Left out, enabled flips the flag: the matrix then checks the foreign flag did not flip.
+  entitlements_flags_toggle: { body: {} },
 }
