@@ -1,0 +1,7 @@
+export { LOCALES, localeOf, type Locale } from './locales.js'
+export { MAX_SPELLED, spellInteger, spellOrdinal, spellDecimal, spellDigits } from './numbers.js'
+export { CURRENCIES, CURRENCY_CODES, MAX_CURRENCY_AMOUNT, spellCurrency, roundDecimal } from './currency.js'
+export { MIN_YEAR, MAX_YEAR, isValidDate, spellDate, spellYear, type SpelledDate } from './dates.js'
+export { normalizeForSpeech } from './normalize.js'
+export { formatPhone, MAX_PHONE_CHARS, type FormattedPhone } from './phone.js'
+export { checkTurkishNationalId, type NationalIdCheck } from './national-id.js'
