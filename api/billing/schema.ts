@@ -93,15 +93,17 @@ export const UsageSummaryResponse = z
     sessions: z.number().int().min(0),
     amount_minor: z.number().int().min(0),
     by_provider: z.array(UsageLine),
-    by_agent: z.array(
-      z.object({
-        workflow_uuid: z.uuid().nullable().describe('null: transient agents given inline.'),
-        workflow_name: z.string().nullable(),
-        sessions: z.number().int().min(0),
-        call_ms: z.number().int().min(0),
-        amount_minor: z.number().int().min(0),
-      }),
-    ),
+    by_agent: z
+      .array(
+        z.object({
+          workflow_uuid: z.uuid().nullable().describe('null: transient agents given inline.'),
+          workflow_name: z.string().nullable(),
+          sessions: z.number().int().min(0),
+          call_ms: z.number().int().min(0),
+          amount_minor: z.number().int().min(0),
+        }),
+      )
+      .describe('Most expensive first; at most 1000 agents.'),
   })
   .meta({ id: 'UsageSummaryResponse' })
 

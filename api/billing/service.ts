@@ -15,7 +15,7 @@ import type { PaymentProvider } from './payments/provider.js'
 import { type StripePayments, WebhookSignatureError } from './payments/stripe.js'
 import type { PriceBook } from './pricing.js'
 import type { EstimateRequestT, TopupRequestT } from './schema.js'
-import { summarizeUsage } from './usage.js'
+import { usageView } from './usage.js'
 
 export interface BillingDeps {
   billing: BillingRepo
@@ -78,8 +78,8 @@ export class BillingService {
     const until = q.until ? Date.parse(q.until) : now
     if (until < since) throw new ValidationError([{ type: 'value_error', loc: ['query', 'until'], msg: 'until must not be before since', input: q.until }])
     // The default period runs up to now inclusive: a session that ended this millisecond counts.
-    const rows = this.deps.billing.usageBetween(p.organizationId, since, q.until ? until : now + 1)
-    return { period_start: iso(since), period_end: iso(until), currency: this.deps.book.currency, ...summarizeUsage(rows) }
+    const summary = this.deps.billing.usageSummary(p.organizationId, since, q.until ? until : now + 1)
+    return { period_start: iso(since), period_end: iso(until), currency: this.deps.book.currency, ...usageView(summary) }
   }
 
   credits(p: Principal) {

@@ -20,6 +20,16 @@ export interface UsageRow {
   ended_at: number
 }
 
+/** The usage summary lists at most this many agents (the most expensive first). */
+export const MAX_AGENTS_IN_SUMMARY = 1000
+
+export interface UsageSummary {
+  sessions: number
+  amount_minor: number
+  byProvider: { service_type: string; provider: string; unit: string; base_quantity: number; amount_minor: number }[]
+  byAgent: { workflow_id: string | null; workflow_name: string | null; sessions: number; call_ms: number; amount_minor: number }[]
+}
+
 export type CreditKind = 'topup' | 'grant' | 'usage'
 
 export interface CreditRow {
@@ -147,14 +157,35 @@ export class BillingRepo {
     return this.db.prepare('SELECT * FROM billing_usage WHERE session_id = ?').get(sessionId) as UsageRow | undefined
   }
 
-  /** Usage rows of the organization that ended in [since, until). */
-  usageBetween(organizationId: string, since: number, until: number): (UsageRow & { workflow_name: string | null })[] {
-    return this.db
+  /**
+   * The organization's usage that ended in [since, until), summed in SQL (a period may hold
+   * millions of sessions; what comes back is one row per provider and unit, and one per agent).
+   */
+  usageSummary(organizationId: string, since: number, until: number): UsageSummary {
+    const args = { org: organizationId, since, until }
+    const where = 'u.organization_id = @org AND u.ended_at >= @since AND u.ended_at < @until'
+    const totals = this.db
+      .prepare(`SELECT count(*) AS sessions, coalesce(sum(amount_minor), 0) AS amount_minor FROM billing_usage u WHERE ${where}`)
+      .get(args) as {
+      sessions: number
+      amount_minor: number
+    }
+    const byProvider = this.db
       .prepare(
-        `SELECT u.*, w.name AS workflow_name FROM billing_usage u LEFT JOIN workflows w ON w.id = u.workflow_id
-         WHERE u.organization_id = ? AND u.ended_at >= ? AND u.ended_at < ? ORDER BY u.ended_at`,
+        `SELECT json_extract(i.value, '$.service_type') AS service_type, json_extract(i.value, '$.provider') AS provider,
+           json_extract(i.value, '$.unit') AS unit, sum(json_extract(i.value, '$.base_quantity')) AS base_quantity,
+           sum(json_extract(i.value, '$.amount_minor')) AS amount_minor
+         FROM billing_usage u, json_each(u.items) i WHERE ${where} GROUP BY 1, 2, 3 ORDER BY 5 DESC, 1, 2, 3`,
       )
-      .all(organizationId, since, until) as (UsageRow & { workflow_name: string | null })[]
+      .all(args) as UsageSummary['byProvider']
+    const byAgent = this.db
+      .prepare(
+        `SELECT u.workflow_id, w.name AS workflow_name, count(*) AS sessions, sum(u.call_ms) AS call_ms, sum(u.amount_minor) AS amount_minor
+         FROM billing_usage u LEFT JOIN workflows w ON w.id = u.workflow_id WHERE ${where}
+         GROUP BY u.workflow_id ORDER BY amount_minor DESC, u.workflow_id LIMIT ${MAX_AGENTS_IN_SUMMARY}`,
+      )
+      .all(args) as UsageSummary['byAgent']
+    return { ...totals, byProvider, byAgent }
   }
 
   insertTopup(t: TopupRow): void {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { createLogger } from '../../../core/index.js'
+import { BillingRepo } from '../../../db/repos/billing.js'
 import type { LlmClient } from '../../../engine/graph-runtime/index.js'
 import { ScriptedLlm, text } from '../../../engine/graph-runtime/testing/scripted-llm.js'
 import { SessionCallRecorder } from '../../../api/calls/session-recorder.js'
@@ -192,4 +193,50 @@ t.test('twenty chats ending at once are each debited once; the balance is the le
   const balance = (await s.send('GET', `${B}/credits`)).body.balance_minor
   t.equal(balance, 1000 - n * CHAT_COST)
   t.equal(balance, ledgerSum(s.a, s.owner.organizationId))
+})
+
+t.test('GET /billing/usage sums many sessions by provider and unit and by agent, most expensive first', async (t) => {
+  const s = await billingScene(t, { OZAN_BILLING: 'on' })
+  const agentId = await chatAgent(s)
+  const repo = new BillingRepo(s.a.db)
+  const item = (service_type: string, provider: string, unit: string, base_quantity: number, amount_minor: number) => ({
+    service_type,
+    provider,
+    unit,
+    base_quantity,
+    amount_minor,
+  })
+  const row = (id: string, workflowId: string | null, items: ReturnType<typeof item>[], callMs: number) => ({
+    session_id: id,
+    organization_id: s.owner.organizationId,
+    environment_id: 'env',
+    workflow_id: workflowId,
+    channel: 'web',
+    call_ms: callMs,
+    stt_audio_ms: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    tts_characters: 0,
+    items: JSON.stringify(items),
+    amount_minor: items.reduce((n, i) => n + i.amount_minor, 0),
+    currency: 'usd',
+    ended_at: s.clock.now() - 1000,
+  })
+  repo.settle(row('s1', agentId, [item('stt', 'deepgram', 'minute', 60_000, 1), item('platform', 'ozan', 'minute', 60_000, 5)], 60_000), null)
+  repo.settle(row('s2', agentId, [item('stt', 'deepgram', 'minute', 30_000, 1), item('platform', 'ozan', 'minute', 30_000, 3)], 30_000), null)
+  repo.settle(row('s3', null, [item('llm', 'openai', '1k_input_tokens', 5000, 1)], 0), null)
+  const u = expectStatus(await s.send('GET', `${B}/usage`), 200, 'usage')
+  t.match(u, { sessions: 3, amount_minor: 11 })
+  t.same(
+    u.by_provider.map((l: Record<string, unknown>) => [l['service_type'], l['provider'], l['unit'], l['base_quantity'], l['quantity'], l['amount_minor']]),
+    [
+      ['platform', 'ozan', 'minute', 90_000, 1.5, 8],
+      ['stt', 'deepgram', 'minute', 90_000, 1.5, 2],
+      ['llm', 'openai', '1k_input_tokens', 5000, 5, 1],
+    ],
+  )
+  t.same(u.by_agent, [
+    { workflow_uuid: agentId, workflow_name: 'Metered chat', sessions: 2, call_ms: 90_000, amount_minor: 10 },
+    { workflow_uuid: null, workflow_name: null, sessions: 1, call_ms: 0, amount_minor: 1 },
+  ])
 })
