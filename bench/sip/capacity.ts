@@ -33,11 +33,7 @@ export interface SipCapacityPlan {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const round = (x: number) => Math.round(x * 100) / 100
-const p99 = (xs: number[]): number => {
-  if (!xs.length) return 0
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil(0.99 * s.length) - 1)]!
-}
+const p99 = (xs: number[]): number => distribution(xs).p99
 
 /** The steps, and each step's setup times (ms, by its call count) for the run's overall figure. */
 export async function sipCapacity(

@@ -9,10 +9,9 @@
  *   envelope, stretches split at 500 ms gaps), so phone and web figures are judged alike.
  * Needs tcpdump and root, as the voice bench's wire capture (bench/voice/wire.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import { FRAME_BYTES, stretchJitter } from '../voice/caller.js'
-import { tcpdumpPath } from '../voice/wire.js'
+import { startTcpdump } from '../voice/wire.js'
 
 export interface SipCapture {
   stop(): Promise<SipWire>
@@ -28,26 +27,11 @@ export interface SipWire {
 }
 
 export async function startSipCapture(o: { sipPort: number; rtpMin: number; rtpMax: number; file: string }): Promise<SipCapture> {
-  const bin = tcpdumpPath()
-  if (!bin) throw new Error('tcpdump is not installed')
-  const filter = `udp and (port ${o.sipPort} or src portrange ${o.rtpMin}-${o.rtpMax})`
   // -B: a larger kernel buffer, so bursts of packets at high call counts are not dropped.
-  const child: ChildProcess = spawn(bin, ['-i', 'lo', '-s', '0', '-B', '16384', '-U', '-n', '-w', o.file, filter], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let err = ''
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`tcpdump did not start: ${err.trim()}`)), 5000)
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => {
-      err += s
-      if (err.includes('listening on')) clearTimeout(timer), resolve()
-    })
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`tcpdump exited (${code}): ${err.trim()}`))))
-    child.once('error', (e) => (clearTimeout(timer), reject(e)))
-  })
+  const tcpdump = await startTcpdump(`udp and (port ${o.sipPort} or src portrange ${o.rtpMin}-${o.rtpMax})`, o.file, ['-B', '16384'])
   return {
     async stop() {
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGINT')
-      await exited
+      const err = await tcpdump.stop()
       const dropped = /(\d+) packets dropped by kernel/.exec(err)
       if (dropped && Number(dropped[1]) > 0) throw new Error(`tcpdump lost ${dropped[1]} packets: the capture is incomplete`)
       const wire = readSipPcap(fs.readFileSync(o.file), o.sipPort)

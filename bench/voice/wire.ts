@@ -34,12 +34,15 @@ export function wireCaptureProblem(): string | null {
   return null
 }
 
-/** Starts capturing what `port` sends on loopback into `file`; resolves once tcpdump listens. */
-export async function startWireCapture(port: number, file: string): Promise<WireCapture> {
+/**
+ * tcpdump on loopback writing what `filter` matches into `file`; resolves once it listens.
+ * `stop()` ends it and resolves with what it said on stderr (its packet counts).
+ */
+export async function startTcpdump(filter: string, file: string, extraArgs: string[] = []): Promise<{ stop(): Promise<string> }> {
   const bin = tcpdumpPath()
   if (!bin) throw new Error('tcpdump is not installed')
   // -U: write each packet as it comes, so a stop loses nothing; -s 0: whole packets.
-  const child: ChildProcess = spawn(bin, ['-i', 'lo', '-s', '0', '-U', '-n', '-w', file, `tcp and src port ${port}`], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child: ChildProcess = spawn(bin, ['-i', 'lo', '-s', '0', ...extraArgs, '-U', '-n', '-w', file, filter], { stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`tcpdump did not start: ${err.trim()}`)), 5000)
@@ -55,6 +58,17 @@ export async function startWireCapture(port: number, file: string): Promise<Wire
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGINT')
       await exited
+      return err
+    },
+  }
+}
+
+/** Starts capturing what `port` sends on loopback into `file`; resolves once tcpdump listens. */
+export async function startWireCapture(port: number, file: string): Promise<WireCapture> {
+  const tcpdump = await startTcpdump(`tcp and src port ${port}`, file)
+  return {
+    async stop() {
+      await tcpdump.stop()
       const frames = audioFramesFromPcap(fs.readFileSync(file))
       if (!process.env.BENCH_WIRE_KEEP) fs.rmSync(file, { force: true })
       return frames
