@@ -18,6 +18,7 @@ import { Channel } from '../channel.js'
 import type { ControllerFrame, PlayoutGaps, ReplyOrigin } from '../frames.js'
 import { FRAME_LANE, failureFrame } from '../frames.js'
 import { PhraseChunker } from '../phrase-chunker.js'
+import { speechTextFor } from '../text/speech-text.js'
 import { Playout, type PlayoutEvent, type PlayoutOptions } from '../playout.js'
 import type { PlayoutClock } from '../playout-clock.js'
 import type { TtsCache } from '../providers/tts/cache.js'
@@ -65,8 +66,11 @@ export class ReplyGenerator {
   private idleWaiters: (() => void)[] = []
   /** Characters sent to the TTS provider (lines replayed from the cache cost nothing): metering, api/billing. */
   synthesizedCharacters = 0
+  /** What the provider is given for a phrase: numbers, money, dates and times in words (text/speech-text.ts). */
+  private readonly speechText: (phrase: string) => string
 
   constructor(private readonly deps: ReplyGeneratorDeps) {
+    this.speechText = speechTextFor(deps.language)
     this.playout = new Playout({
       ...deps.playout,
       clock: deps.clock,
@@ -248,8 +252,9 @@ export class ReplyGenerator {
     const requested = this.deps.clock.now()
     const opts = { signal, language: this.deps.language, ...(this.deps.voice !== undefined ? { voice: this.deps.voice } : {}) }
     const fromCache = cached && this.deps.ttsCache !== undefined
-    if (!fromCache || !this.deps.ttsCache!.has(this.deps.tts.name, text, opts)) this.synthesizedCharacters += text.length
-    const audio = fromCache ? this.deps.ttsCache!.synthesizeCached(this.deps.tts, text, opts) : this.deps.tts.synthesize(text, opts)
+    const spoken = this.speechText(text)
+    if (!fromCache || !this.deps.ttsCache!.has(this.deps.tts.name, spoken, opts)) this.synthesizedCharacters += spoken.length
+    const audio = fromCache ? this.deps.ttsCache!.synthesizeCached(this.deps.tts, spoken, opts) : this.deps.tts.synthesize(spoken, opts)
     try {
       for await (const chunk of audio) {
         if (!r.audioReported) {

@@ -37,7 +37,8 @@ function pattern(locale: Locale): RegExp {
     String.raw`(?<phone>\+\d{1,3}(?:[ -]\(?\d{1,4}\)?){2,5}|\(?0?\d{3}\)?[ -]\d{3}[ -]\d{2}[ -]\d{2}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})${END}`,
     String.raw`(?<phoneRun>\+\d{10,14}|0\d{10})${END}`,
     String.raw`(?<date>(?<da>\d{1,2})(?<sep>[./])(?<db>\d{1,2})\k<sep>(?<dy>\d{4})|(?<iy>\d{4})-(?<im>\d{2})-(?<id>\d{2}))${END}`,
-    String.raw`(?<time>(?<hh>[01]?\d|2[0-3])(?::|${TIME_DOT[locale]})(?<mi>[0-5]\d)(?::(?<ss>[0-5]\d))?)(?![\p{N}:])(?:\s?(?<ampm>[AaPp]\.?[Mm]\.?)(?!\p{L}))?${SUFFIX.replace('SFX', 'tsfx')}${END}`,
+    // "p.m." keeps its last dot where it also ends the sentence, so the sentence keeps its period.
+    String.raw`(?<time>(?<hh>[01]?\d|2[0-3])(?::|${TIME_DOT[locale]})(?<mi>[0-5]\d)(?::(?<ss>[0-5]\d))?)(?![\p{N}:])(?:\s?(?<ampm>[AaPp]\.?[Mm](?:\.(?=\s+\p{Ll}|[,;:!?]))?)(?!\p{L}))?${SUFFIX.replace('SFX', 'tsfx')}${END}`,
     String.raw`(?<cur1>[${SYMBOLS}]\s?|(?:TRY|USD|EUR|GBP)\s?)(?<money1>${n})${END}`,
     String.raw`(?<money2>${n})\s?(?<cur2>[${SYMBOLS}]|(?:${CODES})(?![\p{L}\p{N}'’]))`,
     String.raw`%\s?(?<pct1>${n})${SUFFIX.replace('SFX', 'psfx')}${END}|(?<pct2>${n})\s?%`,
