@@ -1,0 +1,3 @@
+module ozan.dev/sdk/go
+
+go 1.18
