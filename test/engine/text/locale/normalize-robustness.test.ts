@@ -43,7 +43,7 @@ t.test('long adversarial inputs are answered (a backtracking blow-up would hang 
     '12:'.repeat(1600),
     '9'.repeat(5000),
     '1.000'.repeat(1000),
-    '%'.repeat(2500) + '1',
+    `${'%'.repeat(2500)}1`,
     '(0'.repeat(2500),
     "5'".repeat(2500),
   ]
