@@ -81,3 +81,20 @@ t.test('a live call whose credit runs out says a line and ends, recorded as insu
   t.equal(again.status, 402, 'a new call is refused')
   t.equal(again.body.error.code, 'insufficient_credit')
 })
+
+t.test('a web-call token minted with credit is refused on connect once the credit is gone', { skip, timeout: 60_000 }, async (t) => {
+  const s = await callScene(t, { OZAN_BILLING: 'on' })
+  s.a.services.billing.grant({ organizationId: s.owner.organizationId, amountMinor: 5, reason: 'credit', operator: 'test' })
+  await s.storeDeepgram()
+  const id = await s.agent()
+  const minted = expectStatus(await s.mint(id), 201, 'mint: there is credit')
+  s.a.services.billing.grant({ organizationId: s.owner.organizationId, amountMinor: -5, reason: 'taken back', operator: 'test' })
+  const c = await s.connect(minted.ws_url)
+  t.match(await c.event((e) => e.type === 'error', 10_000), { code: 'insufficient_credit' })
+  await c.closed
+  t.notOk(
+    c.events.some((e) => e.type === 'transcript'),
+    'no agent line was spoken',
+  )
+  t.equal((s.a.db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n, 0, 'no session was opened')
+})
