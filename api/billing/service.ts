@@ -30,7 +30,7 @@ export interface BillingDeps {
   publicUrl: string
 }
 
-/** What a session's engine counted beyond what its row holds (tokens, times). */
+/** What the engine counted that a session row does not hold (the row has its tokens and times). */
 export interface EngineCounts {
   sttAudioMs: number
   ttsCharacters: number
