@@ -9,6 +9,8 @@ const DOTNET_DIR = path.resolve(import.meta.dirname, '../../sdk/dotnet')
 
 peerSuite(t, {
   language: '.NET',
+  files: ['sdk/dotnet/OzanWebhook.cs', 'sdk/dotnet/OzanWebhookJson.cs'],
+  definition: /static \w+ Verify\(/,
   toolchain: [
     { command: 'mcs', args: ['--version'], pkg: 'mono-mcs' },
     { command: 'mono', args: ['--version'], pkg: 'mono-runtime, a dependency of mono-mcs' },

@@ -8,6 +8,8 @@ const GO_DIR = path.resolve(import.meta.dirname, '../../sdk/go')
 
 peerSuite(t, {
   language: 'Go',
+  files: ['sdk/go/ozanwebhook/verify.go', 'sdk/go/go.mod'],
+  definition: /func Verify\(/,
   toolchain: [{ command: 'go', args: ['version'], pkg: 'golang-go' }],
   build: async (t, dir) => {
     // Offline and out of the tree: standard library only, so nothing may be downloaded, and the

@@ -9,6 +9,8 @@ const PHP_DIR = path.resolve(import.meta.dirname, '../../sdk/php')
 
 peerSuite(t, {
   language: 'PHP',
+  files: ['sdk/php/OzanWebhook.php'],
+  definition: /function ozan_verify_webhook/,
   toolchain: [{ command: 'php', args: ['--version'], pkg: 'php-cli' }],
   build: async (t) => {
     // PHP needs no build; lint both files so a syntax error reads as one, not as a wrong verdict.

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createHmac } from 'node:crypto'
@@ -18,6 +18,7 @@ export const OLD_SECRET = 'whsec_2v1Zb0n9Qk3yR1m4T7w8X5c6V0b3N2m1'
 const THIRD_SECRET = 'whsec_9dKx1Jq7Lm2Np3Rs4Tu5Vw6Xy7Za8Bc9'
 export const NOW = 1_700_000_000
 const TOLERANCE_S = 300
+const REPO = path.resolve(import.meta.dirname, '../..')
 
 /** The test vector printed in docs/webhook-verification.md. */
 const VECTOR_BODY = '{"event":"session.ended","data":{"session_id":42,"caller":"çağrı"}}'
@@ -269,6 +270,10 @@ export interface PeerSuite {
   /** e.g. 'PHP', for messages. */
   language: string
   toolchain: { command: string; args: string[]; pkg: string }[]
+  /** The files docs/webhook-verification.md must link to, relative to the repository. */
+  files: string[]
+  /** How the verifier is defined in its language: the doc must not carry a second, untested copy. */
+  definition: RegExp
   /** Compiles the CLI into dir (a fresh temporary directory) if the language needs it. */
   build: (t: Test, dir: string) => Promise<PeerCli>
 }
@@ -312,6 +317,12 @@ export function peerSuite(t: Test, suite: PeerSuite): void {
       t.equal(printed.ok ? 'ok' : printed.code, c.expect, `${suite.language}: ${c.name}`)
       t.same(printed, node, `${suite.language} returns what Node returns: ${c.name}`)
     })
+  })
+
+  t.test(`docs/webhook-verification.md points to the tested ${suite.language} files`, async (t) => {
+    const doc = readFileSync(path.join(REPO, 'docs/webhook-verification.md'), 'utf8')
+    for (const file of suite.files) t.ok(doc.includes(`](../${file})`), `links ${file}`)
+    t.notMatch(doc, suite.definition, 'no copy of the verifier in the doc')
   })
 
   t.test(`the ${suite.language} CLI exits 2 on input it cannot read, and on an empty secret`, async (t) => {
