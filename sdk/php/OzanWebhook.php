@@ -84,7 +84,8 @@ function ozan_verify_webhook(
     }
 
     try {
-        // json_decode rejects invalid UTF-8 itself (JSON_ERROR_UTF8).
+        // json_decode rejects invalid UTF-8 itself (JSON_ERROR_UTF8). Decoding to objects also refuses
+        // a key starting with "\0", which PHP cannot hold as a property: no Ozan event has one.
         $event = json_decode($rawBody, false, 512, JSON_THROW_ON_ERROR);
     } catch (JsonException $e) {
         throw new OzanWebhookError('malformed_body');
