@@ -56,36 +56,55 @@ function parameters(where: 'path' | 'query' | 'header', schema: z.ZodObject | un
   })
 }
 
-const errorRef = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: COMPONENT('ErrorResponse') } } },
-})
+type ErrorCode = keyof typeof ERRORS
+
+/** What a reader sees for one code: the body the API answers with, in English. */
+export function errorExample(code: ErrorCode): Json {
+  return { summary: code, value: { error: { code, message: ERRORS[code][1], request_id: '8c0f3b6e-2a51-4a8e-9f0e-3c7d9b1a2e4f' } } }
+}
+
+/** One response per status: its codes in the description, and one example body per code. */
+function errorResponse(description: string, codes: readonly ErrorCode[]): Json {
+  const examples = Object.fromEntries(codes.map((code) => [code, errorExample(code)]))
+  return { description, content: { 'application/json': { schema: { $ref: COMPONENT('ErrorResponse') }, examples } } }
+}
+
+/** A 422 as the request parser reports it (FastAPI's shape), for a body missing a required field. */
+const VALIDATION_EXAMPLE = { detail: [{ type: 'missing', loc: ['body', 'name'], msg: 'Field required' }] }
 
 function operation(route: AnyRoute): Json {
   const responses: Json = {}
   responses[String(route.status)] = route.response
     ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response) } } }
     : { description: 'Success (no body)' }
-  if (route.auth !== 'P') responses['401'] = errorRef('authentication_required')
-  if (route.auth === 'S') responses['403'] = errorRef('user_session_required (an API key was used)')
-  else if (route.permission) responses['403'] = errorRef(`permission_denied (needs ${route.permission})`)
+  // Each status's codes, and the notes its description adds to some of them.
+  const byStatus = new Map<string, { codes: ErrorCode[]; notes: string[] }>()
+  const add = (code: ErrorCode, note: string = code) => {
+    const status = String(ERRORS[code][0])
+    const entry = byStatus.get(status) ?? { codes: [], notes: [] }
+    byStatus.set(status, entry)
+    if (entry.codes.includes(code)) return
+    entry.codes.push(code)
+    entry.notes.push(note)
+  }
+  if (route.auth !== 'P') add('authentication_required')
+  if (route.auth === 'S') add('user_session_required', 'user_session_required (an API key was used)')
+  else if (route.permission) add('permission_denied', `permission_denied (needs ${route.permission})`)
   // Every route is throttled per client address; every body is size- and type-checked.
   const multipart = route.bodyEncoding === 'multipart'
   const raw = route.bodyEncoding === 'raw'
-  const implicit: (keyof typeof ERRORS)[] = route.body
+  const implicit: ErrorCode[] = route.body
     ? raw
       ? ['file_too_large', 'unsupported_media_type', 'rate_limited']
       : [...(multipart ? (['file_too_large'] as const) : []), 'payload_too_large', 'unsupported_media_type', 'rate_limited']
     : ['rate_limited']
-  for (const code of [...implicit, ...(route.errors ?? [])]) {
-    const status = String(ERRORS[code][0])
-    const prior = responses[status] as { description: string } | undefined
-    if (prior?.description.split('; ').includes(code)) continue
-    responses[status] = errorRef(prior ? `${prior.description}; ${code}` : code)
+  for (const code of [...implicit, ...(route.errors ?? [])]) add(code)
+  for (const [status, { codes, notes }] of [...byStatus].sort(([a], [b]) => Number(a) - Number(b))) {
+    responses[status] = errorResponse(notes.join('; '), codes)
   }
   responses['422'] = {
     description: 'Validation error',
-    content: { 'application/json': { schema: { $ref: COMPONENT('HTTPValidationError') } } },
+    content: { 'application/json': { schema: { $ref: COMPONENT('HTTPValidationError') }, example: VALIDATION_EXAMPLE } },
   }
   const op: Json = {
     operationId: route.operationId,
