@@ -1,5 +1,5 @@
 import { spellMinorUnits, roundDecimal, CURRENCIES } from './currency.js'
-import { isValidDate, spellDate } from './dates.js'
+import { isValidDate, spellDate, spellYear } from './dates.js'
 import type { Locale } from './locales.js'
 import { spellDecimal, spellDigits, spellInteger, spellOrdinal } from './numbers.js'
 import { phoneGroups, speakPhoneGroups } from './phone.js'
@@ -27,6 +27,7 @@ const END = String.raw`(?![\p{L}\p{N}_])`
 const SUFFIX = String.raw`(?:['’](?<SFX>\p{L}{1,12}))?`
 // Turkish also writes a time with a dot ("saat 14.30"); only after "saat" is that not a decimal.
 const TIME_DOT: Record<Locale, string> = { tr: String.raw`(?<=(?<!\p{L})(?:[Ss]aat|SAAT)\s{1,3}\d{1,2})\.`, en: '(?!)' }
+const YEAR_WORDS = '(?:[Ii]n|[Ss]ince|[Uu]ntil|[Bb]y|[Dd]uring|[Bb]efore|[Aa]fter|[Yy]ear|[Cc]lass of)'
 const SYMBOLS = '₺$€£'
 const CODES = 'TRY|USD|EUR|GBP|TL|tl|Tl'
 
@@ -45,6 +46,9 @@ function pattern(locale: Locale): RegExp {
     locale === 'tr'
       ? String.raw`(?<ord>\d{1,15})(?:\.(?=\s+\p{Ll})|['’]?(?:inci|ıncı|uncu|üncü|nci|ncı|ncu|ncü)${END})`
       : String.raw`(?<ord>\d{1,15})(?:st|nd|rd|th)${END}`,
+    // English says a year in pairs ("in 1999" → "in nineteen ninety-nine"); a bare four-digit number
+    // is taken as a year only after a word that introduces one, so "1999 votes" stays a cardinal.
+    locale === 'en' ? String.raw`(?<=(?<!\p{L})${YEAR_WORDS}\s)(?<year>1[1-9]\d\d|20\d\d)(?![.,]?\d)${END}` : '(?!)',
     String.raw`(?<neg>(?<![\p{L}\p{N}-])-)?(?<num>${n})${SUFFIX.replace('SFX', 'nsfx')}${END}`,
   ]
   return new RegExp(`${START}(?:${alternatives.join('|')})`, 'gu')
@@ -142,6 +146,7 @@ export function normalizeForSpeech(text: string, locale: Locale): string {
     if (g.money2 !== undefined) return moneyWords(g.money2, g.cur2!, locale)
     if (g.pct1 !== undefined) return withSuffix(PERCENT[locale](numberWords(g.pct1, false, locale)), g.psfx)
     if (g.pct2 !== undefined) return PERCENT[locale](numberWords(g.pct2, false, locale))
+    if (g.year !== undefined) return spellYear(Number(g.year), locale)
     if (g.ord !== undefined) return g.ord.length > 15 ? match : spellOrdinal(BigInt(g.ord), locale)
     return withSuffix(numberWords(g.num!, g.neg !== undefined, locale), g.nsfx)
   })
