@@ -1,6 +1,7 @@
 import { FRAME_SAMPLES, SAMPLE_RATE, WavError, downmix, encodeWav, parseWav, pcmFromBytes, resample } from '../../engine/audio/index.js'
 import { isProviderError, type SttProvider } from '../../engine/pipeline/providers/stt/index.js'
 import type { TtsProvider } from '../../engine/pipeline/providers/tts/index.js'
+import { speechTextFor } from '../../engine/pipeline/text/speech-text.js'
 import { ApiError } from '../http/errors.js'
 import type { RawBody } from '../http/raw.js'
 import { ValidationError } from '../http/validation.js'
@@ -83,7 +84,11 @@ export async function transcribe(stt: SttProvider, pcm: Int16Array, language: st
   return finals.join(' ').replace(/\s+/g, ' ').trim()
 }
 
-/** Each line synthesized in turn and joined, as a 16 kHz mono WAV. Throws the provider's `tts` ProviderError. */
+/**
+ * Each line synthesized in turn and joined, as a 16 kHz mono WAV; numbers, money, dates and times
+ * are read as words in the agent's language, as on calls (engine/pipeline/text/speech-text.ts).
+ * Throws the provider's `tts` ProviderError.
+ */
 export async function synthesize(
   tts: TtsProvider,
   lines: readonly string[],
@@ -91,9 +96,10 @@ export async function synthesize(
 ): Promise<Int16Array> {
   const chunks: Int16Array[] = []
   let total = 0
+  const spoken = speechTextFor(o.language)
   for (const line of lines) {
     if (!line.trim()) continue
-    for await (const chunk of tts.synthesize(line, { ...(o.voice && { voice: o.voice }), language: o.language, signal: o.signal })) {
+    for await (const chunk of tts.synthesize(spoken(line), { ...(o.voice && { voice: o.voice }), language: o.language, signal: o.signal })) {
       chunks.push(chunk)
       total += chunk.length
     }
