@@ -87,6 +87,7 @@ export function checkGoals(scenarios: Scenarios): GoalCheck[] {
     check('webhooks', 'deliveries per second', '≥ 1000', '/s', pick(hooks, 'throughput.deliveries_per_s'), (v) => v >= 1000),
     check('webhooks', 'event → arrival p99', '< 50 ms', 'ms', pick(hooks, 'latency_ms.p99'), (v) => v < 50),
     check('knowledge-search', 'search p95 at 100k chunks', '≤ 5 ms', 'ms', kbP95, (v) => v <= 5),
+    check('text-normalize', 'speech normalization p99 per phrase', '≤ 0.2 ms', 'ms', pick(scenarios['text-normalize'], 'all.p99_ms'), (v) => v <= 0.2),
     // Shares are fractions in the scenario's JSON (null when nothing of the kind was scored).
     check('conversation-quality', 'backchannels ignored', '≥ 95 %', '%', percent(pick(cq, 'backchannels.ignored_share')), (v) => v >= 95),
     check('conversation-quality', 'barge-ins honoured within 150 ms of onset', '≥ 95 %', '%', percent(pick(cq, 'barge_ins.in_time_share')), (v) => v >= 95),
