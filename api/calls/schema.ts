@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { FREE_FORM, boundedJson } from '../http/bounded-json.js'
 import { AgentConfig, Definition } from '../../engine/graph-runtime/index.js'
 import { CostItem } from '../billing/schema.js'
+import { SessionAnalysis } from '../analysis/view.js'
 
 export const WebCallTokenRequest = z
   .object({
@@ -139,6 +140,7 @@ export const CallDetail = CallSummary.extend({
     items: z.array(CostItem).optional().describe('The itemised cost, each provider and unit used; present once metered.'),
   }),
   latency: z.object({ turns: z.array(TurnLatency), average_turn_ms: z.number().int().nullable() }),
+  analysis: SessionAnalysis,
 }).meta({ id: 'CallDetail' })
 
 export const CallListQuery = z

@@ -23,6 +23,7 @@ import { assertVoiceReady } from './voice-readiness.js'
 import { storedDefinition } from '../sessions/stored-agent.js'
 import type { EntitlementGuard } from '../entitlements/index.js'
 import type { BillingService, Cost } from '../billing/index.js'
+import { analysisView } from '../analysis/index.js'
 
 /** What web calls share between the API (minting) and the engine (admitting): one of each per process. */
 export interface WebCalls {
@@ -243,6 +244,7 @@ export class CallService {
       usage: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens },
       cost: costView(row, this.deps.billing?.costOf(row.id) ?? null),
       latency: { turns, average_turn_ms: turns.length ? Math.round(turns.reduce((n, t) => n + t.duration_ms, 0) / turns.length) : null },
+      analysis: analysisView(row, this.deps.repos.analysis.get(row.id)),
     }
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { FREE_FORM, boundedJson } from '../http/bounded-json.js'
+import { SessionAnalysis } from '../analysis/view.js'
 import { DEFAULT_EVENT_PAGE_LIMITS, DEFAULT_PAGE_LIMITS, pageQuery } from '../http/paging.js'
 
 const Variables = z
@@ -91,6 +92,7 @@ export const SessionDetail = RunSummary.extend({
   transcript: z.array(Message),
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
   error_code: z.string().nullable(),
+  analysis: SessionAnalysis,
 }).meta({ id: 'SessionDetail' })
 
 export const RunEventResponse = z

@@ -15,6 +15,7 @@ import { type AgentProviderSources, agentRuntimeIO, agentVoice } from './agent-p
 import { SessionLocks } from './session-locks.js'
 import { voiceTurn } from './voice-turn.js'
 import { sessionDetail, sessionEvent, sessionSummary } from './views.js'
+import { analysisView } from '../analysis/index.js'
 
 /** A text turn that takes longer than this is aborted (the session stays as it was). */
 export const TURN_TIMEOUT_MS = 120_000
@@ -201,7 +202,8 @@ export class SessionService {
   }
 
   detail(p: Principal, workflowId: string, sessionId: string) {
-    return sessionDetail(this.session(p, workflowId, sessionId))
+    const row = this.session(p, workflowId, sessionId)
+    return sessionDetail(row, analysisView(row, this.deps.repos.analysis.get(row.id)))
   }
 
   events(p: Principal, workflowId: string, sessionId: string, at: { limit: number; offset: number }) {

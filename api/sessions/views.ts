@@ -1,6 +1,7 @@
 /** How a stored session reads in API answers (the shapes schema.ts names): a list row, the detail, an event. */
 import type { SessionEventRow, SessionRow } from '../../db/index.js'
 import type { RuntimeState } from '../../engine/graph-runtime/index.js'
+import type { SessionAnalysisT } from '../analysis/index.js'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -18,8 +19,8 @@ export function sessionSummary(r: SessionRow) {
   }
 }
 
-/** The summary, plus where the runtime stands and what it heard and said. */
-export function sessionDetail(r: SessionRow) {
+/** The summary, plus where the runtime stands, what it heard and said, and its post-call analysis. */
+export function sessionDetail(r: SessionRow, analysis: SessionAnalysisT) {
   const state = JSON.parse(r.state) as RuntimeState
   return {
     ...sessionSummary(r),
@@ -28,6 +29,7 @@ export function sessionDetail(r: SessionRow) {
     transcript: state.history,
     usage: { prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens },
     error_code: r.error_code,
+    analysis,
   }
 }
 

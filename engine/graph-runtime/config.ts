@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { findProvider, type ServiceType } from '../catalog/index.js'
+import { AnalysisConfig } from './analysis-config.js'
 
 /** Words that acknowledge without taking the turn; they do not interrupt the agent by default. */
 export const DEFAULT_BACKCHANNELS = [
@@ -86,6 +87,7 @@ export const AgentConfig = z
       .default(1800),
     silence_timeout_s: z.number().int().min(3).max(600).default(20),
     recording: z.boolean().default(false),
+    analysis: AnalysisConfig.optional(),
   })
   .superRefine((c, ctx) => {
     // Closed lists in the catalog are enforced; open-ended ones (null) accept any name.

@@ -74,6 +74,8 @@ export function checkRequest(body: unknown): Checked {
       'messages',
     )
   }
+  const format = checkResponseFormat(b.response_format)
+  if (format) return format
   const opts = b.stream_options as { include_usage?: boolean } | undefined
   return { ok: true, request: { model: b.model, messages, tools, stream, includeUsage: stream && opts?.include_usage === true } }
 }
@@ -83,4 +85,44 @@ export function contentText(content: unknown): string {
   if (typeof content === 'string') return content
   if (Array.isArray(content)) return content.map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : '')).join('')
   return ''
+}
+
+/**
+ * `response_format` as OpenAI checks it: a known type; for json_schema a name and an object schema
+ * whose root is an object, and under `strict: true` every object closed with every property
+ * required (structured outputs' rules, with OpenAI's wording). Null when the format is acceptable.
+ */
+function checkResponseFormat(format: unknown): Checked | null {
+  if (format === undefined) return null
+  const f = format as { type?: unknown; json_schema?: { name?: unknown; schema?: unknown; strict?: unknown } } | null
+  if (!f || typeof f !== 'object' || !['text', 'json_object', 'json_schema'].includes(f.type as string))
+    return fail("Invalid value: 'response_format.type'. Supported values are: 'text', 'json_object', and 'json_schema'.", 'response_format.type')
+  if (f.type !== 'json_schema') return null
+  const js = f.json_schema
+  if (!js || typeof js !== 'object') return fail("Missing required parameter: 'response_format.json_schema'.", 'response_format.json_schema')
+  if (typeof js.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(js.name))
+    return fail("Invalid 'response_format.json_schema.name': string does not match pattern.", 'response_format.json_schema.name')
+  const schema = js.schema as Record<string, unknown> | undefined
+  const invalid = (message: string) => fail(`Invalid schema for response_format '${js.name}': ${message}`, 'response_format')
+  if (!schema || typeof schema !== 'object' || schema.type !== 'object')
+    return invalid(`schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema?.type)}"'.`)
+  if (js.strict !== true) return null
+  const stack: { node: Record<string, unknown>; path: string[] }[] = [{ node: schema, path: [] }]
+  while (stack.length) {
+    const { node, path } = stack.pop()!
+    const at = `(${path.map((p) => `'${p}'`).join(', ')})`
+    const properties = node.properties as Record<string, Record<string, unknown>> | undefined
+    if (node.type === 'object' || properties) {
+      if (node.additionalProperties !== false) return invalid(`In context=${at}, 'additionalProperties' is required to be supplied and to be false.`)
+      const required = Array.isArray(node.required) ? (node.required as string[]) : []
+      const missing = Object.keys(properties ?? {}).find((k) => !required.includes(k))
+      if (missing !== undefined)
+        return invalid(`In context=${at}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'.`)
+      for (const [k, v] of Object.entries(properties ?? {})) if (v && typeof v === 'object') stack.push({ node: v, path: [...path, 'properties', k] })
+    }
+    if (node.items && typeof node.items === 'object') stack.push({ node: node.items as Record<string, unknown>, path: [...path, 'items'] })
+    if (Array.isArray(node.anyOf))
+      for (const v of node.anyOf) if (v && typeof v === 'object') stack.push({ node: v as Record<string, unknown>, path: [...path, 'anyOf'] })
+  }
+  return null
 }
