@@ -49,13 +49,18 @@ export const EVENT_TYPES: readonly EventType[] = [
   },
   {
     type: 'session.analysis.completed',
-    description: 'The post-call analysis of a finished session is ready (summary, success evaluation, extracted data).',
+    description:
+      'The post-call analysis of a finished session ended (docs/analysis.md): status completed with the summary, success evaluation and extracted data its agent asked for, or failed / skipped with the reason.',
     example: {
       session_uuid: SESSION,
       workflow_uuid: WORKFLOW,
-      summary: 'The caller booked an appointment for 25 November.',
-      success: true,
-      data: { date: '2026-11-25' },
+      version: 3,
+      channel: 'web',
+      status: 'completed',
+      summary: 'Ayşe called to book a table and was booked for 25 November at 19:00.',
+      success_evaluation: { rubric: 'pass_fail', success: true, score: null, reason: 'A booking was made and confirmed.' },
+      structured_data: { name: 'Ayşe', date: '2026-11-25', party_size: 2 },
+      error: null,
       occurred_at: AT,
     },
   },
