@@ -1,40 +1,85 @@
 /**
- * A dependency-free reference page: it fetches the OpenAPI document and lists every operation
- * with its auth, parameters, body and responses. No CDN is needed, so it works offline.
+ * The API reference a developer reads (GET /docs): Swagger UI, served by the platform itself from
+ * the swagger-ui-dist package, over the document at /api/v1/openapi.json. It shows every operation
+ * with its parameters, its request body's schema (references resolved, nested objects expanded),
+ * every response with its status and error codes and their examples, and "Try it out" against this
+ * server with an API key or session token that stays in the page's memory.
+ *   GET /docs                         the page
+ *   GET /docs/assets/<name>           its files (docs-assets.ts lists them; any other name is a 404)
+ * Outside /api/v1, so not in the OpenAPI document.
  */
+import type Router from '@koa/router'
+import type { Context } from 'koa'
+import { etagMatches } from '../client-assets/index.js'
+import { DOCS_ASSETS_PATH, DOCS_PATH, type DocsAssetDirs, loadDocsAssets } from './docs-assets.js'
+
+/**
+ * Only this origin: no inline script (the page's start-up is docs.js) and no other host, so the
+ * page cannot be made to send a typed key anywhere but this API. `data:` images are the icons
+ * swagger-ui.css embeds. Style attributes are set by Swagger UI through the DOM (CSSOM), which
+ * style-src does not govern, so no 'unsafe-inline' is needed. Forms submit nowhere: Swagger UI
+ * sends requests with fetch.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
 export const DOCS_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Ozan API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:24px;color:#1b1f24}
-h1{margin-top:0}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
-.op{border:1px solid #e3e3e3;border-radius:6px;margin:12px 0;padding:10px 14px}
-.m{display:inline-block;min-width:64px;font-weight:700;text-transform:uppercase}
-.get{color:#0a7}.post{color:#06c}.put,.patch{color:#b70}.delete{color:#c33}
-code{background:#f4f4f4;padding:1px 4px;border-radius:3px}small{color:#666}
-pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:13px}
-</style></head><body><h1>Ozan API reference</h1>
-<p>Machine-readable document: <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a> (OpenAPI 3.1).</p>
-<div id="ops">Loading…</div>
-<script>
-const esc = s => String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]))
-fetch('/api/v1/openapi.json').then(r => r.json()).then(doc => {
-  const byTag = {}
-  for (const [path, item] of Object.entries(doc.paths))
-    for (const [method, op] of Object.entries(item)) (byTag[op.tags[0]] ??= []).push({ path, method, op })
-  let html = ''
-  for (const [tag, ops] of Object.entries(byTag)) {
-    html += '<h2>' + esc(tag) + '</h2>'
-    for (const { path, method, op } of ops) {
-      const auth = op.security.length === 0 ? 'no auth' : op.security.map(s => Object.keys(s)[0]).join(' or ')
-      html += '<div class="op"><span class="m ' + method + '">' + method + '</span> <code>' + esc(path) + '</code> <small>' + esc(auth) +
-        (op['x-permission'] ? ' · needs ' + esc(op['x-permission']) : '') + '</small><div>' + esc(op.summary) + '</div>'
-      if (op.description) html += '<p>' + esc(op.description) + '</p>'
-      if (op.parameters.length) html += '<div>Parameters: ' + op.parameters.map(p => '<code>' + esc(p.in + ' ' + p.name) + '</code>').join(' ') + '</div>'
-      if (op.requestBody) html += '<div>Body: <code>' + esc(Object.entries(op.requestBody.content).map(([m, c]) => m + ' ' + JSON.stringify(c.schema)).join(' | ')) + '</code></div>'
-      html += '<div>Responses: ' + Object.entries(op.responses).map(([s, r]) => '<code>' + s + '</code> ' + esc(r.description)).join(' · ') + '</div></div>'
-    }
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Ozan API reference</title>
+<link rel="icon" href="${DOCS_ASSETS_PATH}/favicon-32x32.png" type="image/png">
+<link rel="stylesheet" href="${DOCS_ASSETS_PATH}/swagger-ui.css">
+<link rel="stylesheet" href="${DOCS_ASSETS_PATH}/docs.css">
+</head><body>
+<header class="docs-header"><h1>Ozan API reference</h1>
+<p>Machine-readable document: <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a> (OpenAPI 3.1).
+A key given to “Authorize” is kept in this page only and is forgotten when it is reloaded.</p></header>
+<main id="swagger-ui"><p>Loading…</p></main>
+<script src="${DOCS_ASSETS_PATH}/swagger-ui-bundle.js"></script>
+<script src="${DOCS_ASSETS_PATH}/docs.js"></script>
+</body></html>`
+
+function securityHeaders(ctx: Context): void {
+  ctx.set('Content-Security-Policy', DOCS_CSP)
+  ctx.set('X-Content-Type-Options', 'nosniff')
+  ctx.set('Referrer-Policy', 'no-referrer')
+  ctx.set('X-Frame-Options', 'DENY')
+  ctx.set('Cross-Origin-Opener-Policy', 'same-origin')
+  ctx.set('Cross-Origin-Resource-Policy', 'same-origin')
+}
+
+/** Adds the page's routes to `router`; `dirs` replace where its files are read from (tests). */
+export function mountDocsPage(router: Router, dirs: DocsAssetDirs = {}): void {
+  const assets = loadDocsAssets(dirs)
+  router.get(DOCS_PATH, (ctx) => {
+    securityHeaders(ctx)
+    ctx.set('Cache-Control', 'no-store')
+    ctx.type = 'text/html; charset=utf-8'
+    ctx.body = DOCS_HTML
+  })
+  // One route per file: the name is matched against a fixed table, never joined onto a path.
+  for (const [name, asset] of assets) {
+    router.get(`${DOCS_ASSETS_PATH}/${name}`, (ctx) => {
+      securityHeaders(ctx)
+      // Five minutes, revalidated by ETag: an upgrade of swagger-ui-dist reaches readers soon.
+      ctx.set('Cache-Control', 'public, max-age=300')
+      ctx.set('ETag', asset.etag)
+      const ifNoneMatch = ctx.get('if-none-match')
+      if (ifNoneMatch && etagMatches(ifNoneMatch, asset.etag)) {
+        ctx.status = 304
+        return
+      }
+      ctx.type = asset.type
+      ctx.body = asset.body
+    })
   }
-  document.getElementById('ops').innerHTML = html
-})
-</script></body></html>`
+}
