@@ -10,10 +10,11 @@ import { providerRoutes } from './providers/routes.js'
 import { sipTrunkRoutes } from './sip-trunks/routes.js'
 import { entitlementRoutes } from './entitlements/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
+import { localizationRoutes } from './localization/index.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
 import type { AnyRoute } from './http/route.js'
-import { DOCS_HTML } from './openapi/docs-page.js'
+import { mountDocsPage } from './openapi/docs-page.js'
 import { mountClientAssets } from './client-assets/index.js'
 import { mountCallPage } from './call-page/index.js'
 import { buildOpenApi } from './openapi/document.js'
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps): App {
     ...providerRoutes(services.providers),
     ...entitlementRoutes(services.entitlements),
     ...billingRoutes(services.billing),
+    ...localizationRoutes(),
     ...auditRoutes(repos),
     ...requestLogRoutes(repos, () => services.requestLogs.flush()),
     ...(deps.extraRoutes?.(services) ?? []),
@@ -84,10 +86,7 @@ export function createApp(deps: AppDeps): App {
   router.get('/api/v1/openapi.json', (ctx) => {
     ctx.body = openapi()
   })
-  router.get('/docs', (ctx) => {
-    ctx.type = 'html'
-    ctx.body = DOCS_HTML
-  })
+  mountDocsPage(router)
   mountClientAssets(router)
   mountCallPage(router)
   mountRoutes(router, routes, {
