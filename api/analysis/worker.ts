@@ -119,7 +119,14 @@ export class AnalysisWorker {
   }
 
   private async run(job: AnalysisJobRow): Promise<void> {
-    const end = await this.attempt(job)
+    let end: JobEnd
+    try {
+      end = await this.attempt(job)
+    } catch (err) {
+      // A bug, not the provider: the job ends failed rather than staying `running` until a restart.
+      this.deps.logger.error({ err, session_id: job.session_id }, 'analysis attempt threw')
+      end = { status: 'failed', error: { code: 'internal_error', message: 'The analysis failed unexpectedly.' } }
+    }
     if (this.stop.signal.aborted) return
     const now = this.deps.clock.now()
     const { repos } = this.deps

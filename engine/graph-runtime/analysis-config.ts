@@ -85,16 +85,22 @@ export function compileAnalysisSchema(schema: unknown): { ok: true; validator: z
   }
 }
 
+/** Formats OpenAI's strict structured outputs accept; `uri` is checked by us only. */
+const STRICT_FORMATS = new Set(['date', 'date-time', 'time', 'email', 'uuid', 'ipv4', 'ipv6'])
+
 /**
  * Whether OpenAI's strict structured outputs take the schema as it is: every object closed
- * (`additionalProperties: false`) with every property required. Otherwise it is sent with
- * `strict: false` and only our own check of the answer holds the model to it.
+ * (`additionalProperties: false`) with every property required, and no keyword strict mode does
+ * not support (string lengths, the `uri` format). Otherwise it is sent with `strict: false` and
+ * only our own check of the answer holds the model to it.
  */
 export function isStrictSchema(schema: unknown): boolean {
   const stack: unknown[] = [schema]
   while (stack.length) {
     const node = stack.pop() as AnalysisSchemaNode | undefined
     if (!node || typeof node !== 'object') continue
+    if (node.minLength !== undefined || node.maxLength !== undefined) return false
+    if (node.format !== undefined && !STRICT_FORMATS.has(node.format as string)) return false
     if (node.properties !== undefined || node.type === 'object') {
       const keys = Object.keys((node.properties as Record<string, unknown> | undefined) ?? {})
       const required = new Set((node.required as string[] | undefined) ?? [])

@@ -80,4 +80,7 @@ t.test('strict mode is possible only when every object is closed with every prop
   t.ok(isStrictSchema(obj({ a: { type: 'string' }, b: obj({ c: { type: 'number' } }) })))
   t.notOk(isStrictSchema({ type: 'object', properties: { a: { type: 'string' } }, required: [], additionalProperties: false }))
   t.notOk(isStrictSchema(obj({ list: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } } })))
+  t.notOk(isStrictSchema(obj({ a: { type: 'string', maxLength: 10 } })), 'string lengths are not in strict mode')
+  t.notOk(isStrictSchema(obj({ a: { type: 'string', format: 'uri' } })), 'nor the uri format')
+  t.ok(isStrictSchema(obj({ a: { type: 'string', format: 'date' } })))
 })
