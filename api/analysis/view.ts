@@ -51,6 +51,11 @@ export function analysisView(session: Pick<SessionRow, 'status' | 'config'>, job
     const live = session.status === 'active' || session.status === 'pending'
     return { ...EMPTY, status: live && analysisRequested(analysisOf(session)) ? 'pending' : 'not_requested' }
   }
+  return jobView(job)
+}
+
+/** What a job holds: its state and, once completed, its result. */
+function jobView(job: AnalysisJobRow): SessionAnalysisT {
   const result = job.result === null ? null : (JSON.parse(job.result) as StoredResult)
   return {
     status: job.status,
@@ -66,7 +71,7 @@ export function analysisView(session: Pick<SessionRow, 'status' | 'config'>, job
 
 /** The data of `session.analysis.completed`, sent once per job when it completed, failed or was skipped. */
 export function analysisEvent(job: AnalysisJobRow, session: Pick<SessionRow, 'workflow_id' | 'workflow_version' | 'channel'> | null) {
-  const view = analysisView({ status: 'completed', config: '{}' }, job)
+  const view = jobView(job)
   return {
     session_uuid: job.session_id,
     workflow_uuid: session?.workflow_id ?? null,
