@@ -9,6 +9,7 @@ import { InProcessBus, type Clock, type Config, type EventBus, type Logger, type
 import { createRepos, tenancyVersions, type Db, type Repos } from '../db/index.js'
 import type { LlmClient } from '../engine/graph-runtime/index.js'
 import { OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
+import { AnalysisWorker, analysisLlmFor } from './analysis/index.js'
 import { ApiKeyService } from './api-keys/service.js'
 import { Auditor } from './audit/auditor.js'
 import { type BillingService, createBilling } from './billing/index.js'
@@ -81,6 +82,8 @@ export interface Services {
   integrations: IntegrationService
   webhooks: WebhookService
   webhookDispatcher: WebhookDispatcher
+  /** Post-call analysis jobs (api/analysis, docs/analysis.md). */
+  analysis: AnalysisWorker
   mailer: Mailer
   requestLogs: RequestLogBuffer
   calls: CallService
@@ -119,6 +122,8 @@ export function createServices(deps: ServiceDeps): ServicesHandle {
   const services = buildServices(deps, limiter, tokens)
   // Pending webhook deliveries (left by the last stop, too) go out from now on.
   services.webhookDispatcher.start()
+  // Post-call analyses of sessions that end from now on, and those the last stop left unfinished.
+  services.analysis.start()
   // Mail that failed to send is retried every minute while SMTP is configured.
   const retry = config.smtpUrl ? setInterval(() => void services.mailer.dispatch(), 60_000).unref() : null
   return {
@@ -128,6 +133,7 @@ export function createServices(deps: ServiceDeps): ServicesHandle {
     async close() {
       if (retry) clearInterval(retry)
       services.requestLogs.close()
+      await services.analysis.close()
       await services.webhookDispatcher.close(Math.min(config.shutdownTimeoutMs, 5000))
       await services.knowledge.close()
       await services.providerNetwork.close()
@@ -261,6 +267,14 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     integrations,
     knowledge,
     webhookDispatcher,
+    analysis: new AnalysisWorker({
+      repos,
+      bus,
+      clock,
+      logger,
+      llmFor: analysisLlmFor({ accessFor: openAiAccess, organizationConnections, timeoutMs: config.analysisTimeoutMs }),
+      options: { concurrency: config.analysisConcurrency, maxAttempts: config.analysisMaxAttempts, retryBaseMs: config.analysisRetryBaseMs },
+    }),
     webhooks: new WebhookService({ repos, sealer, clock, dispatcher: webhookDispatcher, guard, quota: entitlementGuard }),
     apiKeys: new ApiKeyService(repos, clock, entitlementGuard),
     rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS, quota: entitlementGuard }),

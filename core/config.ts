@@ -58,6 +58,11 @@ export interface Config {
   webhookMaxPerEndpoint: number
   /** Finished webhook deliveries (and their attempts) are deleted after this many days. */
   webhookRetentionDays: number
+  /** Post-call analysis (api/analysis): jobs at once, attempts per job, first retry's backoff, one attempt's deadline. */
+  analysisConcurrency: number
+  analysisMaxAttempts: number
+  analysisRetryBaseMs: number
+  analysisTimeoutMs: number
   /** The call engine's WebSocket server (web calls): bind address, port (0: any free one), transport. */
   engineHost: string
   enginePort: number
@@ -187,6 +192,10 @@ const VARIABLES = {
   OZAN_WEBHOOK_MAX_IN_FLIGHT: [int(1, 10_000), '64'],
   OZAN_WEBHOOK_MAX_PER_ENDPOINT: [int(1, 1000), '4'],
   OZAN_WEBHOOK_RETENTION_DAYS: [int(1, 3650), '30'],
+  OZAN_ANALYSIS_CONCURRENCY: [int(1, 64), '2'],
+  OZAN_ANALYSIS_MAX_ATTEMPTS: [int(1, 20), '4'],
+  OZAN_ANALYSIS_RETRY_BASE_MS: [int(0, 300_000), '5000'],
+  OZAN_ANALYSIS_TIMEOUT_MS: [int(1000, 600_000), '60000'],
   OZAN_ENGINE_HOST: [z.string().min(1).optional(), undefined],
   OZAN_ENGINE_PORT: [int(0, 65535), '8081'],
   OZAN_ENGINE_SOCKET: [z.enum(['auto', 'uws', 'ws']), 'auto'],
@@ -305,6 +314,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxInFlight: v.OZAN_WEBHOOK_MAX_IN_FLIGHT,
     webhookMaxPerEndpoint: v.OZAN_WEBHOOK_MAX_PER_ENDPOINT,
     webhookRetentionDays: v.OZAN_WEBHOOK_RETENTION_DAYS,
+    analysisConcurrency: v.OZAN_ANALYSIS_CONCURRENCY,
+    analysisMaxAttempts: v.OZAN_ANALYSIS_MAX_ATTEMPTS,
+    analysisRetryBaseMs: v.OZAN_ANALYSIS_RETRY_BASE_MS,
+    analysisTimeoutMs: v.OZAN_ANALYSIS_TIMEOUT_MS,
     engineHost: v.OZAN_ENGINE_HOST ?? v.OZAN_HOST,
     enginePort: v.OZAN_ENGINE_PORT,
     engineSocket: v.OZAN_ENGINE_SOCKET,

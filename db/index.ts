@@ -21,6 +21,7 @@ import { WebCallTokensRepo } from './repos/web-call-tokens.js'
 import { SipTrunksRepo } from './repos/sip-trunks.js'
 import { PhoneNumbersRepo } from './repos/phone-numbers.js'
 import { EntitlementsRepo } from './repos/entitlements.js'
+import { AnalysisRepo } from './repos/analysis.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -44,6 +45,7 @@ export type { WebhookEndpointRow, WebhookDeliveryRow, WebhookAttemptRow, Webhook
 export type { SipTrunkRow, NewSipTrunk, SipTrunkChanges, TrunkRegistrationState } from './repos/sip-trunks.js'
 export type { PhoneNumberRow, PhoneNumberChanges } from './repos/phone-numbers.js'
 export type { OrganizationPlanRow, FeatureFlagRow, OrganizationUsage } from './repos/entitlements.js'
+export type { AnalysisJobRow, AnalysisJobStatus } from './repos/analysis.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 export { tenancyVersions, TenancyVersions, type VersionStamp } from './tenancy-versions.js'
 
@@ -70,6 +72,7 @@ export interface Repos {
   sipTrunks: SipTrunksRepo
   phoneNumbers: PhoneNumbersRepo
   entitlements: EntitlementsRepo
+  analysis: AnalysisRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -98,6 +101,7 @@ export function createRepos(db: Db): Repos {
     sipTrunks: new SipTrunksRepo(db),
     phoneNumbers: new PhoneNumbersRepo(db),
     entitlements: new EntitlementsRepo(db),
+    analysis: new AnalysisRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }
