@@ -58,7 +58,10 @@ const byOwner = (s: Scene, action: string, resourceType: string, resourceId?: st
 })
 
 /** Mutating routes that write no audit event, and why. Each one is a decision, not an omission. */
-export const UNAUDITED: Record<string, string> = {}
+export const UNAUDITED: Record<string, string> = {
+  billing_stripe_webhook:
+    "Stripe's signed callback, not a request of the organization's: the payment it confirms is audited as billing.credited (test/api/billing/topup.test.ts); a forged, stale or replayed one changes nothing",
+}
 
 /** An agent in org A's staging environment, where every recipe request acts. */
 const stagingWorkflow = (s: Scene) => createWorkflow(s.a, s.owner, { environment: 'staging' })
@@ -454,6 +457,24 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   },
   phone_numbers_update: onNumber('phone_number.updated', 'PATCH', { label: 'Sales' }),
   phone_numbers_delete: onNumber('phone_number.deleted', 'DELETE'),
+  entitlements_flags_upsert: async (s) => {
+    const res = await s.send('POST', '/api/v1/entitlements/flags', { token: s.owner.token, body: { key: 'beta_dialer', enabled: true } })
+    return { res, expect: byOwner(s, 'feature_flag.set', 'feature_flag', 'beta_dialer') }
+  },
+  entitlements_flags_toggle: async (s) => {
+    expectStatus(
+      await s.a.request('POST', '/api/v1/entitlements/flags', { token: s.owner.token, body: { key: 'beta_menu', enabled: true } }),
+      201,
+      'set the flag to toggle',
+    )
+    const res = await s.send('POST', '/api/v1/entitlements/flags/beta_menu/toggle', { token: s.owner.token, body: { enabled: false } })
+    return { res, expect: byOwner(s, 'feature_flag.set', 'feature_flag', 'beta_menu') }
+  },
+  // The audit app takes top-ups by hand (OZAN_BILLING_PAYMENTS=manual): the recipe needs no payment provider.
+  billing_topup: async (s) => {
+    const res = await s.send('POST', '/api/v1/billing/topup', { token: s.owner.token, body: { amount_minor: 2500 } })
+    return { res, expect: byOwner(s, 'billing.topup_started', 'credit_topup', String(res.body.topup_id)) }
+  },
   webhooks_update_endpoint: onEndpoint('webhook_endpoint.updated', 'PATCH', '', { enabled: false }),
   webhooks_delete_endpoint: onEndpoint('webhook_endpoint.deleted', 'DELETE', ''),
   webhooks_rotate_secret: onEndpoint('webhook_endpoint.secret_rotated', 'POST', '/rotate-secret', { overlap_seconds: 0 }),

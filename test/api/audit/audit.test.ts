@@ -12,7 +12,9 @@ import { MUTATION_RECIPES, UNAUDITED, type ExpectedEvent, type Scene } from '../
 const AUDIT = '/api/v1/audit'
 
 async function setup(t: Test, a?: TestApp) {
-  a ??= await startTestApp({ env: { OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' } })
+  a ??= await startTestApp({
+    env: { OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8', OZAN_BILLING_PAYMENTS: 'manual', OZAN_BILLING_MANUAL_URL: 'https://pay.example.com/topup' },
+  })
   t.teardown(() => a.close())
   const owner = await newOwner(a)
   const projects = (await a.request('GET', '/api/v1/projects', { token: owner.token })).body
