@@ -9,7 +9,7 @@ import { createApp } from '../../../api/index.js'
 const ROOT = path.resolve(import.meta.dirname, '../../..')
 
 /** Builds the app as start-up does, over a data dir and a plans file; returns what it threw. */
-function start(dir: string, plans: unknown, seed?: (db: ReturnType<typeof openDatabase>) => void): Error | null {
+async function start(dir: string, plans: unknown, seed?: (db: ReturnType<typeof openDatabase>) => void): Promise<Error | null> {
   const file = path.join(dir, 'plans.json')
   fs.writeFileSync(file, typeof plans === 'string' ? plans : JSON.stringify(plans))
   const config = loadConfig({ OZAN_DATA_DIR: dir, OZAN_PLANS_FILE: file })
@@ -18,7 +18,8 @@ function start(dir: string, plans: unknown, seed?: (db: ReturnType<typeof openDa
   seed?.(db)
   try {
     const app = createApp({ db, config, secrets: loadSecrets(config), logger: createLogger('silent'), clock: new ManualClock() })
-    void app.close()
+    // Closed before the database: closing stops workers that still write to it.
+    await app.close()
     return null
   } catch (err) {
     return err as Error
@@ -29,18 +30,18 @@ function start(dir: string, plans: unknown, seed?: (db: ReturnType<typeof openDa
 
 t.test('a bad plans file stops start-up naming the file and each problem', async (t) => {
   const dir = t.testdir({})
-  const err = start(dir, { default_plan: 'free', plans: [{ key: 'free', name: 'Free', limits: { agents: 'ten' } }] })
+  const err = await start(dir, { default_plan: 'free', plans: [{ key: 'free', name: 'Free', limits: { agents: 'ten' } }] })
   t.equal(err?.name, 'PlansFileError')
   t.match(err?.message, `invalid plans file OZAN_PLANS_FILE=${path.join(dir, 'plans.json')}`)
   t.match(err?.message, /plans\[0\]\.limits\.agents: /)
 })
 
 t.test('a good plans file starts', async (t) => {
-  t.equal(start(t.testdir({}), { default_plan: 'free', plans: [{ key: 'free', name: 'Free' }] }), null)
+  t.equal(await start(t.testdir({}), { default_plan: 'free', plans: [{ key: 'free', name: 'Free' }] }), null)
 })
 
 t.test('organizations on a plan the file no longer defines stop start-up', async (t) => {
-  const err = start(t.testdir({}), { default_plan: 'free', plans: [{ key: 'free', name: 'Free' }] }, (db) => {
+  const err = await start(t.testdir({}), { default_plan: 'free', plans: [{ key: 'free', name: 'Free' }] }, (db) => {
     db.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('org-1', 'Acme', 0, 0)").run()
     db.prepare("INSERT INTO organization_plans (organization_id, plan_key, assigned_at) VALUES ('org-1', 'gold', 0)").run()
   })
