@@ -13,6 +13,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type Router from '@koa/router'
+import type { Context } from 'koa'
 
 export const CLIENT_ASSETS_PATH = '/client/v1'
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../client/dist')
@@ -26,6 +27,21 @@ interface Asset {
   body: Buffer
   type: string
   etag: string
+}
+
+/**
+ * Answers with a loaded asset, or 304 when the client's copy is current (its ETag): the part every
+ * static asset route shares; each route sets its own caching and security headers first.
+ */
+export function answerAsset(ctx: Context, asset: { body: Buffer; type: string; etag: string }): void {
+  ctx.set('ETag', asset.etag)
+  const ifNoneMatch = ctx.get('if-none-match')
+  if (ifNoneMatch && etagMatches(ifNoneMatch, asset.etag)) {
+    ctx.status = 304
+    return
+  }
+  ctx.type = asset.type
+  ctx.body = asset.body
 }
 
 /** RFC 9110 §13.1.2: If-None-Match compares weakly, and `*` matches any current representation. */
@@ -52,18 +68,11 @@ export function mountClientAssets(router: Router, dir = DIST): void {
     if (!asset) continue
     router.get(`${CLIENT_ASSETS_PATH}/${name}`, (ctx) => {
       ctx.set('Cache-Control', 'public, max-age=300')
-      ctx.set('ETag', asset.etag)
       ctx.set('Access-Control-Allow-Origin', '*')
       // Pages isolated with COEP require-corp may load it too.
       ctx.set('Cross-Origin-Resource-Policy', 'cross-origin')
       ctx.set('X-Content-Type-Options', 'nosniff')
-      const ifNoneMatch = ctx.get('if-none-match')
-      if (ifNoneMatch && etagMatches(ifNoneMatch, asset.etag)) {
-        ctx.status = 304
-        return
-      }
-      ctx.type = asset.type
-      ctx.body = asset.body
+      answerAsset(ctx, asset)
     })
   }
 }

@@ -10,7 +10,7 @@
  */
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import { etagMatches } from '../client-assets/index.js'
+import { answerAsset } from '../client-assets/index.js'
 import { DOCS_ASSETS_PATH, DOCS_PATH, type DocsAssetDirs, loadDocsAssets } from './docs-assets.js'
 
 /**
@@ -72,14 +72,7 @@ export function mountDocsPage(router: Router, dirs: DocsAssetDirs = {}): void {
       securityHeaders(ctx)
       // Five minutes, revalidated by ETag: an upgrade of swagger-ui-dist reaches readers soon.
       ctx.set('Cache-Control', 'public, max-age=300')
-      ctx.set('ETag', asset.etag)
-      const ifNoneMatch = ctx.get('if-none-match')
-      if (ifNoneMatch && etagMatches(ifNoneMatch, asset.etag)) {
-        ctx.status = 304
-        return
-      }
-      ctx.type = asset.type
-      ctx.body = asset.body
+      answerAsset(ctx, asset)
     })
   }
 }

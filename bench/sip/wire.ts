@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs'
 import { FRAME_BYTES, stretchJitter } from '../voice/caller.js'
-import { startTcpdump } from '../voice/wire.js'
+import { ipv4Packets, startTcpdump } from '../voice/wire.js'
 
 export interface SipCapture {
   stop(): Promise<SipWire>
@@ -41,21 +41,10 @@ export async function startSipCapture(o: { sipPort: number; rtpMin: number; rtpM
   }
 }
 
-/** UDP datagrams of a little-endian pcap (Ethernet, Linux cooked v1/v2), with their capture time in ms. */
+/** UDP datagrams of a pcap (voice/wire.ts ipv4Packets), with their capture time in ms. */
 export function* udpDatagrams(b: Buffer): Generator<{ at: number; src: number; dst: number; payload: Buffer }> {
-  if (b.length < 24) return
-  const magic = b.readUInt32LE(0)
-  const nanos = magic === 0xa1b23c4d
-  if (magic !== 0xa1b2c3d4 && !nanos) throw new Error('not a little-endian pcap file')
-  const link = b.readUInt32LE(20)
-  const ipAt = link === 1 ? 14 : link === 113 ? 16 : link === 276 ? 20 : -1
-  if (ipAt < 0) throw new Error(`unsupported pcap link type ${link}`)
-  for (let off = 24; off + 16 <= b.length; ) {
-    const at = b.readUInt32LE(off) * 1000 + b.readUInt32LE(off + 4) / (nanos ? 1e6 : 1e3)
-    const len = b.readUInt32LE(off + 8)
-    const pkt = b.subarray(off + 16, off + 16 + len)
-    off += 16 + len
-    if (pkt.length < ipAt + 20 || pkt[ipAt]! >> 4 !== 4 || pkt[ipAt + 9] !== 17) continue
+  for (const { at, pkt, ipAt } of ipv4Packets(b)) {
+    if (pkt[ipAt + 9] !== 17) continue
     const udp = ipAt + (pkt[ipAt]! & 15) * 4
     if (pkt.length < udp + 8) continue
     const end = Math.min(pkt.length, udp + pkt.readUInt16BE(udp + 4))

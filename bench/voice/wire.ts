@@ -91,22 +91,10 @@ export async function startWireCapture(port: number, file: string): Promise<Wire
  */
 export function audioFramesFromPcap(b: Buffer): Map<number, number[]> {
   const out = new Map<number, number[]>()
-  if (b.length < 24) return out
-  const magic = b.readUInt32LE(0)
-  const nanos = magic === 0xa1b23c4d
-  if (magic !== 0xa1b2c3d4 && !nanos) throw new Error('not a little-endian pcap file')
-  const link = b.readUInt32LE(20)
-  const ipAt = link === 1 ? 14 : link === 113 ? 16 : link === 276 ? 20 : -1
-  if (ipAt < 0) throw new Error(`unsupported pcap link type ${link}`)
   const pending = new Map<number, Buffer | null>()
   /** The sequence number after the last byte taken, per socket. */
   const next = new Map<number, number>()
-  for (let off = 24; off + 16 <= b.length; ) {
-    const t = b.readUInt32LE(off) * 1000 + b.readUInt32LE(off + 4) / (nanos ? 1e6 : 1e3)
-    const len = b.readUInt32LE(off + 8)
-    const pkt = b.subarray(off + 16, off + 16 + len)
-    off += 16 + len
-    if (pkt.length < ipAt + 20 || pkt[ipAt]! >> 4 !== 4) continue
+  for (const { at: t, pkt, ipAt } of ipv4Packets(b)) {
     const tcp = ipAt + (pkt[ipAt]! & 15) * 4
     const ipEnd = ipAt + pkt.readUInt16BE(ipAt + 2)
     if (pkt.length < tcp + 20) continue
@@ -142,6 +130,27 @@ export function audioFramesFromPcap(b: Buffer): Map<number, number[]> {
     pending.set(dport, buf.length ? Buffer.from(buf) : null)
   }
   return out
+}
+
+/**
+ * The IPv4 packets of a little-endian pcap (Ethernet, as tcpdump writes for lo; Linux cooked v1/v2),
+ * each with its capture time in ms and where its IP header starts.
+ */
+export function* ipv4Packets(b: Buffer): Generator<{ at: number; pkt: Buffer; ipAt: number }> {
+  if (b.length < 24) return
+  const magic = b.readUInt32LE(0)
+  const nanos = magic === 0xa1b23c4d
+  if (magic !== 0xa1b2c3d4 && !nanos) throw new Error('not a little-endian pcap file')
+  const link = b.readUInt32LE(20)
+  const ipAt = link === 1 ? 14 : link === 113 ? 16 : link === 276 ? 20 : -1
+  if (ipAt < 0) throw new Error(`unsupported pcap link type ${link}`)
+  for (let off = 24; off + 16 <= b.length; ) {
+    const at = b.readUInt32LE(off) * 1000 + b.readUInt32LE(off + 4) / (nanos ? 1e6 : 1e3)
+    const len = b.readUInt32LE(off + 8)
+    const pkt = b.subarray(off + 16, off + 16 + len)
+    off += 16 + len
+    if (pkt.length >= ipAt + 20 && pkt[ipAt]! >> 4 === 4) yield { at, pkt, ipAt }
+  }
 }
 
 /** The frame at the start of `buf`, or null if it is not all there yet. */
