@@ -228,9 +228,10 @@ export class CallController {
   private endOfTurn(raw: string, at: number): void {
     let text = normalize(raw)
     if (!text) return
-    // The workflow ended at a transfer node and waits to hear how it went: no turn to take until then.
-    if (this.control.holdsTurns) return this.out.record('turn_ignored', { text, why: 'transfer_pending' })
     const current = this.turn
+    // A reply heard in part whose workflow ended at a transfer node: cutting it does not bring the
+    // workflow back (one dropped unheard is undone, and these words are answered instead).
+    const transferring = current !== null && current.speaking && current.transferTo !== null
     if (current) {
       if (current.speaking) {
         // Words over the agent that did not interrupt it: a backchannel leaves it talking.
@@ -247,6 +248,9 @@ export class CallController {
         this.drop(current)
       }
     }
+    // The workflow ended at a transfer node (its message perhaps cut by these words) and waits to
+    // hear how the transfer went: there is no turn to take until then.
+    if (this.control.holdsTurns || transferring) return this.out.record('turn_ignored', { text, why: 'transfer_pending' })
     const id = `turn-${++this.userTurns}`
     this.promptedStillThere = false
     this.out.emit({ type: 'transcript', role: 'user', text, final: true, turnId: id, interrupted: false })

@@ -74,3 +74,24 @@ t.test('a browser carries no transfer out: a workflow transfer ends the call as 
   d.send({ type: 'reply_ends_call', replyId: 'turn-1', disposition: 'transferred' })
   t.same(d.send(heard('turn-1', 'Transferring you now.')).slice(-2), ['emit transfer +15550100', 'end_call transfer (transfer)'])
 })
+
+t.test('words over the transfer message cut it, the transfer still goes out, and the words are not answered', async (t) => {
+  const d = drive({ transferWaits: true })
+  greeted(d)
+  answered(d, 'a human please')
+  d.send(step('turn-1', 'transfer', { target: '+15550100', mode: 'cold' }))
+  d.send({ type: 'reply_ends_call', replyId: 'turn-1', disposition: 'transferred' })
+  d.strategy.decide({ type: 'end_of_turn', text: 'wait one second', at: d.now, waitedMs: 300 })
+  const out = d.send({ type: 'transcript', text: 'wait one second', final: true, at: d.now })
+  t.ok(out.includes('interrupt_reply turn-1'), 'the message is cut')
+  // The cut reply reports what was heard while the interrupt command runs (reply-generator.ts).
+  const heardOut = d.send(heard('turn-1', 'Transferring', true))
+  t.ok(heardOut.includes('emit transfer +15550100'), 'the workflow had moved on: the transfer goes out')
+  d.strategy.decide({ type: 'end_of_turn', text: 'hello', at: d.now, waitedMs: 300 })
+  const later = d.send({ type: 'transcript', text: 'hello', final: true, at: d.now })
+  t.ok(later.includes('record turn_ignored'))
+  t.notOk(
+    d.log.some((l) => l.startsWith('start_reply turn-2')),
+    'no answer is asked of the ended workflow',
+  )
+})
