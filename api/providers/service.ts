@@ -126,6 +126,18 @@ export class ProviderService {
     }
   }
 
+  /**
+   * The voice ids of a provider whose voices are local (espeak-ng), from the same cached listing
+   * GET …/resources answers with; null for another provider or when the listing failed.
+   */
+  async installedVoices(key: string): Promise<string[] | null> {
+    const entry = catalogProvider('tts', key)
+    if (entry?.live_source !== 'espeak_voices') return null
+    const lister = this.lister('', entry)
+    const outcome = lister && (await this.listing(lister, { provider: entry.key, live_source: entry.live_source }))
+    return outcome?.ok && outcome.listing.source === 'espeak_voices' ? outcome.listing.voices.map((v) => v.id) : null
+  }
+
   private fallback(entry: CatalogProvider, reason: FallbackReason, credential: 'organization' | 'platform' | null): ProviderResourcesResponseT {
     const { models, voices } = staticResources(entry)
     return { service_type: entry.service_type, key: entry.key, source: 'static', fallback_reason: reason, credential, fetched_at: null, models, voices }

@@ -16,11 +16,12 @@ import {
 } from './schema.js'
 import type { WorkflowService } from './service.js'
 import { templates } from './templates/index.js'
+import { checkInstalledVoice, type InstalledVoices } from './voice-check.js'
 
 const tag = 'Workflows (agents)'
 const resource = 'workflow'
 
-export function workflowRoutes(workflows: WorkflowService) {
+export function workflowRoutes(workflows: WorkflowService, installedVoices: InstalledVoices) {
   return [
     defineRoute({
       operationId: 'workflows_create',
@@ -35,7 +36,10 @@ export function workflowRoutes(workflows: WorkflowService) {
       status: 201,
       response: WorkflowDetail,
       errors: ['unknown_template'],
-      handler: ({ auth, body }) => workflows.create(auth, body),
+      handler: async ({ auth, body }) => {
+        await checkInstalledVoice(body.config, ['body', 'config'], installedVoices)
+        return workflows.create(auth, body)
+      },
     }),
     defineRoute({
       operationId: 'workflows_list',
@@ -138,7 +142,10 @@ export function workflowRoutes(workflows: WorkflowService) {
       status: 200,
       response: DefinitionResponse,
       errors: ['not_found'],
-      handler: ({ auth, params, body }) => workflows.putConfig(auth, params.workflow_uuid, body),
+      handler: async ({ auth, params, body }) => {
+        await checkInstalledVoice(body, ['body'], installedVoices)
+        return workflows.putConfig(auth, params.workflow_uuid, body)
+      },
     }),
     defineRoute({
       operationId: 'workflows_publish',

@@ -17,6 +17,12 @@ export interface ProviderEntry {
   requires_credential: boolean
   default_model: string | null
   default_voice: string | null
+  /**
+   * The voices are whatever this machine has installed (espeak-ng ships some 130 and a distribution
+   * may add more), so `voices` names the common ones only. A config is checked against the
+   * installed list when it is saved (api/workflows/voice-check.ts), not against `voices`.
+   */
+  installed_voices?: true
 }
 
 export const PROVIDERS: readonly ProviderEntry[] = [
@@ -63,6 +69,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     requires_credential: false,
     default_model: null,
     default_voice: 'en-us',
+    installed_voices: true,
   },
   {
     key: 'deepgram',

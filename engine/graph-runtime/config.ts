@@ -23,6 +23,9 @@ export const DEFAULT_BACKCHANNELS = [
   'aynen',
 ]
 
+/** What a locally installed voice is called (espeak-ng's Language column: `en-us`, `tr`, `cmn-latn-pinyin`). */
+export const INSTALLED_VOICE_NAME = /^[a-z0-9][a-z0-9-]*$/i
+
 /**
  * The agent's runtime configuration (the spec's ConfigUpdate; its fields are "not shown" there).
  * PUT /config replaces the whole config; omitted fields take these defaults.
@@ -93,6 +96,13 @@ export const AgentConfig = z
     // Closed lists in the catalog are enforced; open-ended ones (null) accept any name.
     const check = (stage: ServiceType, provider: string, field: 'model' | 'voice', value: string | undefined) => {
       const entry = findProvider(stage, provider)
+      if (field === 'voice' && entry?.installed_voices) {
+        // Checked against the machine's own list when saved; here only the shape the engine's
+        // command line accepts (a name, never an option such as `--foo`).
+        if (value !== undefined && !INSTALLED_VOICE_NAME.test(value))
+          ctx.addIssue({ code: 'custom', path: [stage, field], message: `"${value}" is not a voice name (letters, digits and dashes)`, input: value })
+        return
+      }
       const allowed = field === 'model' ? entry?.models : entry?.voices
       if (value !== undefined && allowed && !allowed.includes(value))
         ctx.addIssue({

@@ -15,7 +15,7 @@ export {
 export { validateDefinition, type GraphProblem } from './validate.js'
 export { checkExpression, OPERATORS } from './expressions.js'
 export { checkTemplate, renderTemplate } from './templates.js'
-export { AgentConfig, DEFAULT_CONFIG, DEFAULT_BACKCHANNELS } from './config.js'
+export { AgentConfig, DEFAULT_CONFIG, DEFAULT_BACKCHANNELS, INSTALLED_VOICE_NAME } from './config.js'
 export { AnalysisConfig, ANALYSIS_SCHEMA_BOUNDS, analysisRequested, compileAnalysisSchema, isStrictSchema } from './analysis-config.js'
 export { GraphRuntime } from './runtime.js'
 export { initialState, RuntimeError, discardTurn, type RuntimeState } from './state.js'
