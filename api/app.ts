@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): App {
     ...organizationRoutes(services.organizations),
     ...projectRoutes(services.projects),
     ...rbacRoutes(services.rbac),
-    ...workflowRoutes(services.workflows),
+    ...workflowRoutes(services.workflows, (key) => services.providers.installedVoices(key)),
     ...sessionRoutes(services.sessions),
     ...callRoutes(services.calls),
     ...knowledgeBaseRoutes(services.knowledge),
