@@ -1,0 +1,7 @@
+export { automationRoutes } from './routes.js'
+export { AutomationService, type AutomationServiceDeps } from './service.js'
+export { AutomationWorker, DEFAULT_AUTOMATION_OPTIONS, type AutomationWorkerOptions, type AutomationWorkerDeps } from './worker.js'
+export { queueRuns } from './trigger.js'
+export { checkFilter, passes } from './filter.js'
+export { checkMapping, renderMapping } from './mapping.js'
+export { MAX_AUTOMATIONS } from './schema.js'

@@ -1,0 +1,173 @@
+/**
+ * The automation worker. Runs are rows (trigger.ts queues them inside the event's publish), so a
+ * restart loses nothing; the worker claims due runs with bounded concurrency, renders the action's
+ * input from the event, runs the action through the integration runner (guarded outbound
+ * requests, the organization's stored credentials), and logs every attempt. A failure that
+ * waiting could cure is retried with exponential backoff up to maxAttempts; any other ends the run
+ * failed at once. A run a crash or stop left running is pending again at the next start.
+ */
+import { performance } from 'node:perf_hooks'
+import type { Clock, DomainEvent, EventBus, Logger } from '../../core/index.js'
+import type { AttemptEnd, AutomationRunRow, Repos } from '../../db/index.js'
+import type { ToolRunner } from '../../engine/graph-runtime/index.js'
+import { renderMapping } from './mapping.js'
+import { failureOf, storedOutput } from './outcome.js'
+import { queueRuns } from './trigger.js'
+
+export interface AutomationWorkerOptions {
+  /** Runs worked at once, all organizations together. */
+  concurrency: number
+  /** Automatic attempts per run (per retry asked for), the first included. */
+  maxAttempts: number
+  /** Backoff before automatic retry n: a random wait in [b·2^(n-1)/2, b·2^(n-1)], at most retryMaxMs. */
+  retryBaseMs: number
+  retryMaxMs: number
+  /** How often the queue is looked at when nothing woke the worker (retries come due this way). */
+  pollMs: number
+  /** Finished runs are deleted after this many days (checked hourly). */
+  retentionDays: number
+}
+
+export const DEFAULT_AUTOMATION_OPTIONS: AutomationWorkerOptions = {
+  concurrency: 4,
+  maxAttempts: 4,
+  retryBaseMs: 5000,
+  retryMaxMs: 5 * 60_000,
+  pollMs: 1000,
+  retentionDays: 30,
+}
+
+export interface AutomationWorkerDeps {
+  repos: Repos
+  bus: EventBus
+  clock: Clock
+  logger: Logger
+  /** Runs integration actions as an organization (IntegrationService.runnerFor). */
+  runnerFor(organizationId: string): ToolRunner
+  options?: Partial<AutomationWorkerOptions>
+}
+
+export class AutomationWorker {
+  readonly options: AutomationWorkerOptions
+  private readonly inFlight = new Set<Promise<void>>()
+  private readonly stop = new AbortController()
+  private timers: NodeJS.Timeout[] = []
+  private woken = false
+  private unsubscribe: (() => void) | null = null
+
+  constructor(private readonly deps: AutomationWorkerDeps) {
+    this.options = { ...DEFAULT_AUTOMATION_OPTIONS, ...deps.options }
+    const o = this.options
+    if (!(o.concurrency >= 1 && o.maxAttempts >= 1 && o.retryBaseMs >= 0 && o.retryMaxMs >= o.retryBaseMs && o.pollMs >= 10 && o.retentionDays >= 1))
+      throw new Error(`AutomationWorker: invalid options ${JSON.stringify(o)}`)
+  }
+
+  /** Queues runs for events from now on, resumes interrupted runs and starts working. */
+  start(): void {
+    this.unsubscribe = this.deps.bus.subscribe((event) => this.onEvent(event))
+    const resumed = this.deps.repos.automationRuns.resumeRunning(this.deps.clock.now())
+    if (resumed) this.deps.logger.warn({ runs: resumed }, 'automation runs left running by the last stop are pending again')
+    this.prune()
+    this.timers = [setInterval(() => this.wake(), this.options.pollMs).unref(), setInterval(() => this.prune(), 3_600_000).unref()]
+    this.wake()
+  }
+
+  /** Looks at the queue soon (coalesced): after an enqueue, a finished run, a retry, or a clock move in tests. */
+  wake(): void {
+    if (this.woken || this.stop.signal.aborted) return
+    this.woken = true
+    // Deferred: the publisher may still be inside the transaction that holds the new runs.
+    setImmediate(() => {
+      this.woken = false
+      this.pass()
+    })
+  }
+
+  /** Resolves once no run is in flight (tests; a run may be due again later). */
+  async settled(): Promise<void> {
+    await new Promise((r) => setImmediate(r))
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight])
+  }
+
+  /** Stops taking runs and aborts those in flight; they stay `running` and resume at the next start. */
+  async close(): Promise<void> {
+    this.unsubscribe?.()
+    for (const t of this.timers) clearInterval(t)
+    this.stop.abort(new Error('the server is stopping'))
+    await Promise.allSettled([...this.inFlight])
+  }
+
+  /** Deletes finished runs past the retention period; returns how many. */
+  prune(): number {
+    return this.deps.repos.automationRuns.prune(this.deps.clock.now() - this.options.retentionDays * 86_400_000)
+  }
+
+  private onEvent(event: DomainEvent): void {
+    if (queueRuns(this.deps.repos, event, this.deps.clock.now())) this.wake()
+  }
+
+  private pass(): void {
+    const free = this.options.concurrency - this.inFlight.size
+    if (free <= 0 || this.stop.signal.aborted) return
+    const now = this.deps.clock.now()
+    for (const run of this.deps.repos.automationRuns.due(now, free)) {
+      const number = this.deps.repos.automationRuns.claim(run, now)
+      if (number === null) continue
+      const running: Promise<void> = this.run({ ...run, attempts: number }, number)
+        .catch((err: unknown) => this.deps.logger.error({ err, run_id: run.id }, 'automation run failed unexpectedly'))
+        .finally(() => {
+          this.inFlight.delete(running)
+          this.wake()
+        })
+      this.inFlight.add(running)
+    }
+  }
+
+  private async run(run: AutomationRunRow, number: number): Promise<void> {
+    const started = performance.now()
+    let end: Omit<AttemptEnd, 'durationMs' | 'retryAt'> & { retryable: boolean }
+    try {
+      end = await this.attempt(run)
+    } catch (err) {
+      // A bug, not the provider: the run ends failed rather than staying `running` until a restart.
+      this.deps.logger.error({ err, run_id: run.id }, 'automation attempt threw')
+      end = { outcome: 'failed', input: null, output: null, error: { code: 'internal_error', message: 'The attempt failed unexpectedly.' }, retryable: false }
+    }
+    // Stopping: the attempt stays open and the run `running`; the next start marks it interrupted and runs it again.
+    if (this.stop.signal.aborted) return
+    const now = this.deps.clock.now()
+    const automatic = run.attempts - run.budget_from
+    const retryAt = end.outcome === 'failed' && end.retryable && automatic < this.options.maxAttempts ? now + this.backoff(automatic) : null
+    const { retryable: _, ...stored } = end
+    this.deps.repos.automationRuns.finish(run.id, number, { ...stored, durationMs: Math.round(performance.now() - started), retryAt }, now)
+    const log = { run_id: run.id, automation_id: run.automation_id, attempt: number, outcome: end.outcome, error_code: end.error?.code }
+    if (retryAt !== null) this.deps.logger.warn(log, 'automation attempt failed; retrying later')
+    else this.deps.logger.info(log, 'automation run ended')
+  }
+
+  private async attempt(run: AutomationRunRow): Promise<Omit<AttemptEnd, 'durationMs' | 'retryAt'> & { retryable: boolean }> {
+    const fail = (code: string, message: string, input: string | null = null) => ({
+      outcome: 'failed' as const,
+      input,
+      output: null,
+      error: { code, message },
+      retryable: false,
+    })
+    const automation = this.deps.repos.automations.byId(run.automation_id)
+    if (!automation) return fail('automation_not_found', 'The automation no longer exists.')
+    const rendered = renderMapping(JSON.parse(automation.input) as Record<string, unknown>, JSON.parse(run.payload) as Record<string, unknown>)
+    if (!rendered.ok) return fail('mapping_failed', `The input could not be rendered from the event: ${rendered.message}.`)
+    const input = JSON.stringify(rendered.input)
+    const runner = this.deps.runnerFor(run.organization_id)
+    const outcome = await runner.run({ integration: automation.integration, action: automation.action }, rendered.input, this.stop.signal)
+    if (outcome.ok) return { outcome: 'succeeded', input, output: storedOutput(outcome.output), error: null, retryable: false }
+    const failure = failureOf(outcome)
+    return { outcome: 'failed', input, output: null, error: { code: failure.code, message: failure.message }, retryable: failure.retryable }
+  }
+
+  private backoff(attempt: number): number {
+    const { retryBaseMs, retryMaxMs } = this.options
+    const ceiling = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1))
+    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2))
+  }
+}
