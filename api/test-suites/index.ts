@@ -1,0 +1,5 @@
+export { testSuiteRoutes } from './routes.js'
+export { TestSuiteService, type TestSuiteDeps } from './service.js'
+export { TestRunWorker, DEFAULT_TEST_RUN_OPTIONS, type TestRunWorkerOptions, type TestRunWorkerDeps, type VoiceCaseRunner, type CaseRan } from './worker.js'
+export { TestSuiteResponse, TestCase, TestAssertion, TEST_SUITE_LIMITS, type TestCaseT, type TestAssertionT } from './schema.js'
+export { TestRunDetail, TestRunResponse, TestCaseResult } from './schema-runs.js'
