@@ -18,8 +18,23 @@ export interface SessionMeter {
   assertCredit(organizationId: string): void
 }
 
-/** A text session's engine counts: its tokens are on its row; voice turns' audio is not metered yet. */
-export const TEXT_SESSION_COUNTS = { sttAudioMs: 0, ttsCharacters: 0 } as const
+/** The event a spoken turn of a text session records its speech usage in (service.ts advance). */
+export const SPEECH_USAGE_EVENT = 'speech_usage'
+
+/**
+ * A text session's engine counts: its tokens are on its row, its spoken turns' audio into STT and
+ * characters into TTS in their `speech_usage` events.
+ */
+export function textSessionCounts(events: readonly { kind: string; data: string }[]): { sttAudioMs: number; ttsCharacters: number } {
+  const counts = { sttAudioMs: 0, ttsCharacters: 0 }
+  for (const e of events) {
+    if (e.kind !== SPEECH_USAGE_EVENT) continue
+    const d = JSON.parse(e.data) as { stt_audio_ms?: unknown; tts_characters?: unknown }
+    if (typeof d.stt_audio_ms === 'number') counts.sttAudioMs += d.stt_audio_ms
+    if (typeof d.tts_characters === 'number') counts.ttsCharacters += d.tts_characters
+  }
+  return counts
+}
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -69,5 +84,5 @@ export function textSessionReport(
 ): Record<string, unknown> {
   const state = JSON.parse(row.state) as { history: unknown[]; variables: Record<string, unknown> }
   const turns = events.filter((e) => e.kind === 'turn').map((e) => JSON.parse(e.data) as { turn: number; duration_ms: number })
-  return completionReport(row, state.history, state.variables, turns, meter?.settle(row, TEXT_SESSION_COUNTS))
+  return completionReport(row, state.history, state.variables, turns, meter?.settle(row, textSessionCounts(events)))
 }

@@ -8,12 +8,13 @@ import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
 import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
-import { type SessionMeter, textSessionReport } from './report.js'
+import { SPEECH_USAGE_EVENT, type SessionMeter, textSessionReport } from './report.js'
 import type { VoiceProviders } from './voice-providers.js'
 import { storedConfig, storedDefinition } from './stored-agent.js'
 import { type AgentProviderSources, agentRuntimeIO, agentVoice } from './agent-providers.js'
 import { SessionLocks } from './session-locks.js'
-import { voiceTurn } from './voice-turn.js'
+import { type Heard, voiceTurn } from './voice-turn.js'
+import { spokenCharacters } from './voice.js'
 import { sessionDetail, sessionEvent, sessionSummary } from './views.js'
 import { analysisView } from '../analysis/index.js'
 
@@ -85,7 +86,7 @@ export class SessionService {
 
   /** A typed caller turn on a session found by id alone (POST /calls/{uuid}/messages). */
   messageById(p: Principal, sessionId: string, text: string): Promise<TurnFields> {
-    return this.callerTurn(p, null, sessionId, () => text)
+    return this.callerTurn(p, null, sessionId, () => ({ text }))
   }
 
   /**
@@ -129,7 +130,7 @@ export class SessionService {
   }
 
   message(p: Principal, workflowId: string, sessionId: string, text: string): Promise<TurnFields> {
-    return this.callerTurn(p, workflowId, sessionId, () => text)
+    return this.callerTurn(p, workflowId, sessionId, () => ({ text }))
   }
 
   /** A spoken turn (voice-turn.ts): transcribed, run as message() is, and answered as a WAV. */
@@ -152,7 +153,7 @@ export class SessionService {
       input.input !== undefined && !opening.ended
         ? await this.locks.run(row.id, async () => {
             try {
-              return await this.advance(p, row, input.input!)
+              return await this.advance(p, row, { text: input.input! })
             } catch (err) {
               // The run was announced and is over: recorded failed, never left waiting for a message.
               this.close(p, this.deps.repos.sessions.get(scope(p), row.id)!, 'failed', 'error', err instanceof ApiError ? err.code : 'internal_error')
@@ -227,7 +228,7 @@ export class SessionService {
    * text as sent, or a transcription) and runs inside the session's lock, so turns of one session,
    * spoken or typed, never interleave.
    */
-  private callerTurn(p: Principal, workflowId: string | null, sessionId: string, hear: (row: SessionRow) => string | Promise<string>): Promise<TurnFields> {
+  private callerTurn(p: Principal, workflowId: string | null, sessionId: string, hear: (row: SessionRow) => Heard | Promise<Heard>): Promise<TurnFields> {
     return this.locks.run(sessionId, async () => {
       const row = this.session(p, workflowId, sessionId)
       // A web or phone call's runtime lives in the engine: a typed turn here would fork its state.
@@ -237,8 +238,9 @@ export class SessionService {
     })
   }
 
-  /** Runs the opening (text null) or one caller turn, then stores the outcome in one transaction. */
-  private async advance(p: Principal, row: SessionRow, text: string | null): Promise<TurnFields> {
+  /** Runs the opening (heard null) or one caller turn, then stores the outcome in one transaction. */
+  private async advance(p: Principal, row: SessionRow, heard: Heard | null): Promise<TurnFields> {
+    const text = heard?.text ?? null
     const def = storedDefinition(row.definition)
     const config = storedConfig(row.config)
     const io = this.runtimeIO({ organizationId: row.organization_id, environmentId: row.environment_id })
@@ -269,6 +271,12 @@ export class SessionService {
       // Stored rows name the event in `kind` (a persisted format the events API serves): the runtime's `type` maps onto it.
       ...seen.filter((e) => e.type !== 'text_delta').map(({ type, ...data }) => ({ kind: type === 'say' ? 'agent_message' : type, data })),
       { kind: 'turn', data: { turn: row.turn_count + 1, duration_ms: now - started } },
+      // A spoken turn's speech is metered with the turn (report.ts), its reply's characters
+      // included: this very turn may end the session and settle its cost before the reply is
+      // synthesized.
+      ...(heard?.speech
+        ? [{ kind: SPEECH_USAGE_EVENT, data: { stt_audio_ms: heard.speech.sttAudioMs, tts_characters: spokenCharacters(says, heard.speech.ttsLanguage) } }]
+        : []),
     ]
     const errorCode = seen.find((e): e is Extract<RuntimeEvent, { type: 'error' }> => e.type === 'error')?.code ?? null
     this.deps.repos.sessions.saveTurn(
@@ -299,7 +307,12 @@ export class SessionService {
     for (const line of says) this.publish(p, 'transcript.updated', { ...base, role: 'assistant', text: line }, now)
     for (const e of seen)
       if (e.type === 'tool_call')
-        this.publish(p, 'function.called', { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input }, now)
+        this.publish(
+          p,
+          'function.called',
+          { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input, ...(e.tool && { tool: e.tool }) },
+          now,
+        )
     if (state.ended) this.report(p, this.deps.repos.sessions.get(scope(p), row.id)!)
     return {
       session_id: row.id,

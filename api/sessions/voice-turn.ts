@@ -11,6 +11,7 @@ import { ApiError } from '../http/errors.js'
 import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
 import { storedConfig } from './stored-agent.js'
+import { SAMPLE_RATE } from '../../engine/audio/index.js'
 import { decodeVoiceAudio, noSpeech, speechApiError, synthesize, transcribe, wavAudio } from './voice.js'
 import type { VoiceProviders } from './voice-providers.js'
 
@@ -23,7 +24,16 @@ export interface VoiceTurn {
   /** STT and TTS for the session's agent config; throws provider_not_configured. */
   voiceFor: (config: AgentConfig) => VoiceProviders
   /** Runs one caller turn with the words `hear` gives, inside the session's lock. */
-  callerTurn: (hear: (row: SessionRow) => Promise<string>) => Promise<TurnFields>
+  callerTurn: (hear: (row: SessionRow) => Promise<Heard>) => Promise<TurnFields>
+}
+
+/**
+ * A caller's words, and for a spoken turn what its speech used: the audio sent to STT, and the
+ * language its reply is spoken in (the characters sent to TTS are counted from the reply).
+ */
+export interface Heard {
+  text: string
+  speech?: { sttAudioMs: number; ttsLanguage: string }
 }
 
 export async function voiceTurn(o: VoiceTurn): Promise<TurnFields & { transcript: string; audio: ReturnType<typeof wavAudio> | null }> {
@@ -41,7 +51,7 @@ export async function voiceTurn(o: VoiceTurn): Promise<TurnFields & { transcript
     }
     if (signal.aborted) throw new ApiError('service_unavailable')
     if (!transcript) throw noSpeech()
-    return transcript
+    return { text: transcript, speech: { sttAudioMs: Math.round((pcm.length * 1000) / SAMPLE_RATE), ttsLanguage: speech.ttsLanguage } }
   })
   const s = speech!
   let audio: ReturnType<typeof wavAudio> | null = null

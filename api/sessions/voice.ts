@@ -84,6 +84,12 @@ export async function transcribe(stt: SttProvider, pcm: Int16Array, language: st
   return finals.join(' ').replace(/\s+/g, ' ').trim()
 }
 
+/** The characters TTS is sent for `lines`, as synthesize() sends them (blank lines skipped, words for numbers). */
+export function spokenCharacters(lines: readonly string[], language: string): number {
+  const spoken = speechTextFor(language)
+  return lines.reduce((n, line) => n + (line.trim() ? spoken(line).length : 0), 0)
+}
+
 /**
  * Each line synthesized in turn and joined, as a 16 kHz mono WAV; numbers, money, dates and times
  * are read as words in the agent's language, as on calls (engine/pipeline/text/speech-text.ts).
