@@ -8,6 +8,9 @@ import { requirePython, runPython, SDK_DIR } from './python.js'
 // shaping against a scripted local server, and the generated module's type sanity), a compile
 // of every file, and mypy --strict over the package where mypy is installed.
 
+/** A real caller of the generated types: mypy checks its calls against them. */
+const CONTRACT = path.resolve(import.meta.dirname, 'contract.py')
+
 const files = (dir: string): string[] =>
   fs
     .readdirSync(dir, { withFileTypes: true })
@@ -32,7 +35,7 @@ if (requirePython(t)) {
     t.match(res.stderr, /\nOK\b/)
   })
 
-  t.test('mypy --strict finds nothing in the package (where mypy is installed)', async (t) => {
+  t.test('mypy --strict finds nothing in the package or in the contract script that uses it (where mypy is installed)', async (t) => {
     // mypy cannot come from PyPI here; Debian's python3-mypy may be on the system interpreter.
     const python = ['python3', '/usr/bin/python3'].find((p) => spawnSync(p, ['-m', 'mypy', '--version']).status === 0)
     if (!python) {
@@ -41,7 +44,11 @@ if (requirePython(t)) {
     }
     const cache = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ozan-mypy-'))
     t.teardown(() => fs.rmSync(cache, { recursive: true, force: true }))
-    const res = spawnSync(python, ['-m', 'mypy', '--strict', '--python-version', '3.11', '--cache-dir', cache, 'ozan'], { cwd: SDK_DIR, encoding: 'utf8' })
+    const res = spawnSync(python, ['-m', 'mypy', '--strict', '--python-version', '3.11', '--cache-dir', cache, 'ozan', CONTRACT], {
+      cwd: SDK_DIR,
+      encoding: 'utf8',
+      env: { ...process.env, MYPYPATH: SDK_DIR },
+    })
     t.equal(res.status, 0, res.stdout + res.stderr)
     t.match(res.stdout, /^Success: no issues found/m)
   })
