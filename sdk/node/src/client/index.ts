@@ -1,0 +1,5 @@
+export { OzanClient, createOzanClient, type ApiResult, type ClientOptions } from './client.js'
+export { OzanApiError, OzanConnectionError, type ApiErrorCode, type ClientErrorCode, type ValidationErrorEntry } from './errors.js'
+export { DEFAULT_RETRY, type RetryOptions } from './retry.js'
+export type { ItemOf, Page, PagedPath } from './paging.js'
+export type { CallOptions, DataOf, HttpMethod, InitArg, InitOf, OperationOf, PathsWith, RawRequestBody } from './types.js'
