@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url'
 import { createLogger, loadConfig, loadSecrets, ManualClock } from '../../core/index.js'
 import { migrate, openDatabase } from '../../db/index.js'
 import { createApp } from '../../api/index.js'
-import { emitOperation, operationsOf } from './python-operations.js'
+import { emitOperation, multipartSchemas, operationsOf } from './python-operations.js'
 import { TypeEmitter } from './python-types.js'
 
 type Json = Record<string, unknown>
@@ -86,9 +86,9 @@ const MIXIN = `class Operations:
 /** The whole of _generated.py for a document. */
 export function generatePython(doc: Json): string {
   const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>
-  const types = new TypeEmitter(schemas)
-  types.emitComponents()
   const operations = operationsOf(doc)
+  const types = new TypeEmitter(schemas, multipartSchemas(operations))
+  types.emitComponents()
   const names = new Set<string>()
   const methods = operations.flatMap((o) => {
     if (names.has(o.operationId)) throw new Error(`operationId ${o.operationId} is used twice`)

@@ -58,6 +58,17 @@ export function operationsOf(doc: Json): (Operation & { op: Json })[] {
   return out
 }
 
+/** The component ids sent as multipart/form-data bodies (their binary fields are file parts). */
+export function multipartSchemas(operations: { op: Json }[]): Set<string> {
+  const ids = new Set<string>()
+  for (const { op } of operations) {
+    const content = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined
+    const ref = (content?.['multipart/form-data']?.schema as Json | undefined)?.$ref
+    if (typeof ref === 'string') ids.add(ref.replace('#/components/schemas/', ''))
+  }
+  return ids
+}
+
 function paramsOf(op: Json, types: TypeEmitter, hint: string): Param[] {
   const params = ((op.parameters ?? []) as Json[]).map((p) => {
     const name = String(p.name)

@@ -57,7 +57,11 @@ export class TypeEmitter {
   private readonly classes = new Map<string, string>()
   private readonly names = new Map<string, string>()
 
-  constructor(private readonly schemas: Record<string, Json>) {
+  /** `multipart`: the ids of schemas sent as multipart/form-data, whose binary fields are file parts. */
+  constructor(
+    private readonly schemas: Record<string, Json>,
+    private readonly multipart: ReadonlySet<string> = new Set(),
+  ) {
     for (const id of Object.keys(schemas)) {
       const name = identifier(id)
       if ([...this.names.values()].includes(name)) throw new Error(`two schemas map to the Python name ${name}`)
@@ -76,7 +80,7 @@ export class TypeEmitter {
   emitComponents(): void {
     for (const [id, schema] of Object.entries(this.schemas)) {
       const name = this.nameOf(id)
-      if (schema.type === 'object' && schema.properties) this.typedDict(name, schema)
+      if (schema.type === 'object' && schema.properties) this.typedDict(name, schema, this.multipart.has(id))
       else {
         // A union (e.g. WorkflowNode's node kinds): its variants become TypedDicts, the name an alias.
         this.classes.set(name, '')
@@ -138,7 +142,7 @@ export class TypeEmitter {
   }
 
   /** Writes one TypedDict (class syntax, or the functional form when a key is not an identifier) and returns its name. */
-  private typedDict(name: string, schema: Json, multipart = name.startsWith('Body_')): string {
+  private typedDict(name: string, schema: Json, multipart = false): string {
     if (this.classes.has(name)) return name
     this.classes.set(name, '') // reserve the name (and the order) before nested objects add theirs
     const props = (schema.properties ?? {}) as Record<string, Json>

@@ -1,6 +1,6 @@
 import json
 import unittest
-from typing import Any, List
+from typing import Any, Dict, List
 
 from ozan import (
     APIConnectionError,
@@ -17,7 +17,12 @@ from ozan import (
 
 from .stub_server import StubServer, reply
 
-ERR = lambda code, status_msg="m": {"error": {"code": code, "message": status_msg, "request_id": "req-1"}}  # noqa: E731
+
+
+def ERR(code: str, message: str = "m") -> Dict[str, Any]:
+    return {"error": {"code": code, "message": message, "request_id": "req-1"}}
+
+
 UUID = "5f0c6a52-6f1e-4c1a-9a55-0a3c1c8c1d01"
 
 

@@ -1,5 +1,5 @@
 import unittest
-from typing import List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ozan import Client, PageIterator
 
@@ -9,7 +9,7 @@ UUID = "5f0c6a52-6f1e-4c1a-9a55-0a3c1c8c1d01"
 
 
 class PageIteratorTest(unittest.TestCase):
-    def rows(self, n: int, total: Optional[int]):
+    def rows(self, n: int, total: Optional[int]) -> Tuple[Callable[[int, Optional[int]], Tuple[List[int], Optional[int]]], List[Tuple[int, Optional[int]]]]:
         calls: List[Tuple[int, Optional[int]]] = []
 
         def fetch(offset: int, limit: Optional[int]) -> Tuple[List[int], Optional[int]]:
@@ -37,7 +37,7 @@ class PageIteratorTest(unittest.TestCase):
             it.to_list(max_items=3)
         for bad in ({"offset": -1}, {"page_size": 0}):
             with self.assertRaises(ValueError):
-                PageIterator(fetch, **bad)  # type: ignore[arg-type]
+                PageIterator(fetch, **bad)
 
 
 class ClientPagingTest(unittest.TestCase):
@@ -47,7 +47,9 @@ class ClientPagingTest(unittest.TestCase):
         self.client = Client(self.stub.url, api_key="k", sleep=lambda s: None)
 
     def test_page_bodies(self) -> None:
-        page = lambda items, offset: reply(200, {"items": items, "total": 3, "limit": 2, "offset": offset})  # noqa: E731
+        def page(items: List[Dict[str, Any]], offset: int) -> Any:
+            return reply(200, {"items": items, "total": 3, "limit": 2, "offset": offset})
+
         self.stub.script = [page([{"call_uuid": "a"}, {"call_uuid": "b"}], 0), page([{"call_uuid": "c"}], 2)]
         calls = list(self.client.iter_calls_list(channel="chat", page_size=2))
         self.assertEqual([c["call_uuid"] for c in calls], ["a", "b", "c"])

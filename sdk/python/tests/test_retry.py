@@ -34,7 +34,7 @@ class RetryRulesTest(unittest.TestCase):
     def test_bad_policies_are_refused(self) -> None:
         for kwargs in ({"max_retries": -1}, {"max_retries": 21}, {"initial_delay": -1}, {"initial_delay": 2, "max_delay": 1}, {"max_retry_after": -1}):
             with self.assertRaises(ValueError, msg=str(kwargs)):
-                RetryPolicy(**kwargs)  # type: ignore[arg-type]
+                RetryPolicy(**kwargs)
 
 
 if __name__ == "__main__":
