@@ -11,6 +11,7 @@ import type { Principal } from '../security/principal.js'
 import { estimate, providersOf } from './estimate.js'
 import { type Cost, priceUsage } from './meter.js'
 import { CreditWatches } from './credit-watch.js'
+import { databaseLiveSpend } from './live-spend.js'
 import type { PaymentProvider } from './payments/provider.js'
 import { type StripePayments, WebhookSignatureError } from './payments/stripe.js'
 import type { PriceBook } from './pricing.js'
@@ -50,7 +51,8 @@ export class BillingService {
   private readonly watches: CreditWatches
 
   constructor(private readonly deps: BillingDeps) {
-    this.watches = new CreditWatches((organizationId) => this.deps.billing.balance(organizationId))
+    const { billing, clock } = this.deps
+    this.watches = new CreditWatches((organizationId) => billing.balance(organizationId), databaseLiveSpend(billing, clock))
   }
 
   get enabled(): boolean {

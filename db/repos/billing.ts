@@ -65,6 +65,12 @@ export interface TopupRow {
   paid_at: number | null
 }
 
+/** A live call's spend so far, in minor units. */
+export interface LiveSpend {
+  callId: string
+  spentMinor: number
+}
+
 /**
  * Usage rows, the append-only credit ledger, top-ups and handled payment events. Ledger writes run
  * in IMMEDIATE transactions: the write lock is taken before the balance is read, so two writers
@@ -80,6 +86,11 @@ export class BillingRepo {
   private readonly insertEventStmt
   private readonly appendTx
   private readonly settleTx
+  private readonly forgetLiveStmt
+  private readonly upsertLiveStmt
+  private readonly sweepLiveStmt
+  private readonly sumLiveStmt
+  private readonly recordLiveTx
 
   constructor(private readonly db: Db) {
     this.insertUsageStmt = db.prepare(`INSERT OR IGNORE INTO billing_usage (session_id, organization_id, environment_id, workflow_id, channel,
@@ -98,7 +109,20 @@ export class BillingRepo {
     this.eventSeenStmt = db.prepare('SELECT 1 FROM billing_events WHERE provider = ? AND event_id = ?')
     this.insertEventStmt = db.prepare('INSERT INTO billing_events (provider, event_id, type, received_at) VALUES (?, ?, ?, ?)')
     this.appendTx = db.transaction((c: NewCredit) => this.appendNow(c))
+    this.forgetLiveStmt = db.prepare('DELETE FROM live_call_spend WHERE call_id = ?')
+    this.upsertLiveStmt = db.prepare(`INSERT INTO live_call_spend (call_id, organization_id, spent_minor, updated_at)
+      VALUES (@callId, @organizationId, @spentMinor, @now)
+      ON CONFLICT (call_id) DO UPDATE SET spent_minor = excluded.spent_minor, updated_at = excluded.updated_at`)
+    this.sweepLiveStmt = db.prepare('DELETE FROM live_call_spend WHERE organization_id = ? AND updated_at < ?')
+    this.sumLiveStmt = db.prepare('SELECT coalesce(sum(spent_minor), 0) AS s FROM live_call_spend WHERE organization_id = ?')
+    this.recordLiveTx = db.transaction((organizationId: string, spends: readonly LiveSpend[], now: number, staleBefore: number) => {
+      for (const sp of spends) this.upsertLiveStmt.run({ organizationId, callId: sp.callId, spentMinor: Math.max(0, Math.round(sp.spentMinor)), now })
+      this.sweepLiveStmt.run(organizationId, staleBefore)
+      return (this.sumLiveStmt.get(organizationId) as { s: number }).s
+    })
     this.settleTx = db.transaction((u: UsageRow, debit: NewCredit | null) => {
+      // The call's spend moves from live to the ledger at once: never counted twice, never missed.
+      this.forgetLiveStmt.run(u.session_id)
       // Inserted once per session: a second settle of the same session changes nothing.
       if (this.insertUsageStmt.run(u).changes === 0) return null
       return debit ? this.appendNow(debit) : null
@@ -120,6 +144,20 @@ export class BillingRepo {
    */
   append(c: NewCredit): CreditRow | null {
     return this.appendTx.immediate(c)
+  }
+
+  /**
+   * Writes what this process's live calls of an organization have spent so far, drops the rows
+   * older than `staleBefore` (a dead process's), and returns the organization's live spend across
+   * every process.
+   */
+  recordLiveSpend(organizationId: string, spends: readonly LiveSpend[], now: number, staleBefore: number): number {
+    return this.recordLiveTx.immediate(organizationId, spends, now, staleBefore)
+  }
+
+  /** A call this process no longer watches (ended, or told to end). */
+  forgetLiveSpend(callId: string): void {
+    this.forgetLiveStmt.run(callId)
   }
 
   /** Records a session's usage and, when given, its debit, in one transaction; null when already recorded. */
