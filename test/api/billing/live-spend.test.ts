@@ -30,7 +30,7 @@ t.test('calls in two processes that together spend the balance are both ended, t
   const { org, watches } = twoProcesses(t, 100)
   const ended: string[] = []
   let spentA = 40
-  let spentB = 40
+  const spentB = 40
   const stopA = watches[0]!.watch(
     org,
     'call-a',
