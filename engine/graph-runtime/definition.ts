@@ -60,6 +60,24 @@ export const ToolRef = z.object({
   action: z.string().regex(/^[a-z][a-z0-9_]{0,59}$/),
 })
 
+/**
+ * A tool of the organization's library (api/tools) by id. Without `version` the newest version
+ * runs; publishing an agent writes the version it had then, so a published agent keeps it.
+ */
+export const LibraryToolRef = z
+  .object({
+    tool_id: z.uuid(),
+    version: z.number().int().min(1).optional(),
+  })
+  .strict()
+  .meta({ id: 'LibraryToolRef' })
+
+/** An integration action, or a library tool. */
+export const AnyToolRef = z.union([ToolRef, LibraryToolRef])
+export type LibraryToolRef = z.output<typeof LibraryToolRef>
+export type AnyToolRef = z.output<typeof AnyToolRef>
+export const isLibraryRef = (ref: AnyToolRef): ref is LibraryToolRef => 'tool_id' in ref
+
 export const COLLECT_TYPES = ['number', 'date', 'yes_no', 'choice', 'email', 'phone', 'text'] as const
 
 const nodes = {
@@ -69,7 +87,7 @@ const nodes = {
     type: z.literal('conversation'),
     data: z.object({
       prompt: Prompt,
-      tools: z.array(ToolRef).max(32).default([]),
+      tools: z.array(AnyToolRef).max(32).default([]),
       knowledge_base: z
         .object({ enabled: z.boolean().default(false), top_k: z.number().int().min(1).max(20).default(4), document_ids: z.array(z.uuid()).max(200).optional() })
         .default({ enabled: false, top_k: 4 }),
@@ -111,7 +129,7 @@ const nodes = {
     ...base,
     type: z.literal('tool'),
     data: z.object({
-      action: ToolRef,
+      action: AnyToolRef,
       input: z.record(z.string().max(64), Template).default({}),
       /** Variable name → dotted path into the action's result (e.g. "booking.id"). */
       output: z.record(VariableName, z.string().max(200)).default({}),

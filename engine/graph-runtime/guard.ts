@@ -61,6 +61,16 @@ export class IoFailures {
             }
           },
         }),
+        ...(tools.resolve && {
+          resolve: (ref) => {
+            try {
+              return tools.resolve!(ref)
+            } catch (err) {
+              throw this.mark(err)
+            }
+          },
+        }),
+        ...(tools.runLibrary && { runLibrary: (tool, args, signal) => this.call(() => tools.runLibrary!(tool, args, signal)) }),
       }
     }
     const knowledge = io.knowledge

@@ -1,5 +1,6 @@
 export { Definition, Node, Edge, Condition, Variable, SYSTEM_VARIABLES, NODE_TYPES, COLLECT_TYPES, LIMITS } from './definition.js'
 export type { WorkflowNode, WorkflowEdge, EdgeCondition, NodeType } from './definition.js'
+export { LibraryToolRef, isLibraryRef, type AnyToolRef } from './definition.js'
 export {
   MAX_JSON_DEPTH,
   boundedJson,
@@ -29,6 +30,7 @@ export type {
   ChatMessage,
   ChatTool,
   ToolRunner,
+  LibraryTool,
   ToolOutcome,
   KnowledgeBase,
   KnowledgeHit,

@@ -45,10 +45,30 @@ export interface ToolSpec {
   parameters: Record<string, unknown>
 }
 
+/** A library tool's version as a run sees it: how it is offered to the LLM and what it runs. */
+export interface LibraryTool {
+  id: string
+  version: number
+  /** The function name the LLM sees. */
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+  /** What it runs, for events and webhooks (`http`/`request` for an HTTP tool). */
+  integration: string
+  action: string
+}
+
 export interface ToolRunner {
   run(ref: { integration: string; action: string }, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>
   /** undefined (or no describe): the action is offered with an open schema, and its run explains any refusal. */
   describe?(ref: { integration: string; action: string }): ToolSpec | undefined
+  /**
+   * The version of a library tool a reference names (its pinned version, else the newest);
+   * undefined when the organization has no such tool (or it was deleted and nothing pins it).
+   */
+  resolve?(ref: { tool_id: string; version?: number }): LibraryTool | undefined
+  /** Runs a resolved library tool with the arguments (checked against its parameters first). */
+  runLibrary?(tool: LibraryTool, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>
 }
 
 export interface KnowledgeHit {
@@ -77,7 +97,15 @@ export type RuntimeEvent =
   /** A complete agent utterance (after its deltas, when it came from the LLM). */
   | { type: 'say'; text: string; source: 'static' | 'llm' | 'knowledge' }
   | { type: 'variable'; name: string; value: unknown }
-  | { type: 'tool_call'; call_id: string; integration: string; action: string; input: Record<string, unknown> }
+  /** `tool`: the library tool called (api/tools), with the version that ran. */
+  | {
+      type: 'tool_call'
+      call_id: string
+      integration: string
+      action: string
+      input: Record<string, unknown>
+      tool?: { id: string; name: string; version: number }
+    }
   | { type: 'tool_result'; call_id: string; ok: boolean; output?: unknown; error?: string }
   | { type: 'knowledge'; query: string; hits: number }
   | { type: 'transfer'; target: string; mode: 'cold' | 'warm' }

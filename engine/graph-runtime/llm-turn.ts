@@ -1,7 +1,7 @@
 import type { AgentConfig } from './config.js'
-import type { Definition, WorkflowEdge, WorkflowNode } from './definition.js'
+import { type Definition, isLibraryRef, type WorkflowEdge, type WorkflowNode } from './definition.js'
 import { RUNTIME_VALUE_BOUNDS, boundOutcome } from './guard.js'
-import type { ChatMessage, ChatTool, RuntimeEvent, RuntimeIO } from './io.js'
+import type { ChatMessage, ChatTool, LibraryTool, RuntimeEvent, RuntimeIO } from './io.js'
 import { describeExcess, jsonExcess } from './json-bounds.js'
 
 const MAX_TOOL_ROUNDS = 5
@@ -75,7 +75,17 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
     })
   }
   const integrations = new Map<string, { integration: string; action: string }>()
+  const library = new Map<string, LibraryTool>()
   for (const ref of node.data.tools) {
+    if (isLibraryRef(ref)) {
+      // A tool the organization no longer has (deleted after this draft named it) is not offered:
+      // publishing refuses such a reference, so only a draft can meet one.
+      const tool = io.tools?.resolve?.(ref)
+      if (!tool || library.has(tool.name)) continue
+      library.set(tool.name, tool)
+      tools.push({ name: tool.name, description: tool.description, parameters: tool.parameters })
+      continue
+    }
     const name = `${ref.integration}__${ref.action}`.slice(0, 64)
     integrations.set(name, ref)
     tools.push({ name, ...integrationTool(ref, io) })
@@ -117,8 +127,9 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
         result = 'ok'
       } else if (call.name === 'set_variables') {
         result = setFromArguments(call.arguments, node, p.setVariable)
-      } else if (integrations.has(call.name)) {
-        const ref = integrations.get(call.name)!
+      } else if (integrations.has(call.name) || library.has(call.name)) {
+        const ref = integrations.get(call.name)
+        const tool = library.get(call.name)
         const input = parseObject(call.arguments) ?? {}
         // The model's arguments are stored with the call's events: bounded like an API request's.
         const excess = jsonExcess(input, RUNTIME_VALUE_BOUNDS)
@@ -127,8 +138,24 @@ export async function conversationTurn(p: TurnParams): Promise<TurnResult> {
           messages.push({ role: 'tool', tool_call_id: call.id, content: result })
           continue
         }
-        emit({ type: 'tool_call', call_id: call.id, integration: ref.integration, action: ref.action, input })
-        const outcome = boundOutcome(io.tools ? await io.tools.run(ref, input, signal) : { ok: false, error: 'No tool runner is configured' })
+        const runs = tool ?? ref!
+        emit({
+          type: 'tool_call',
+          call_id: call.id,
+          integration: runs.integration,
+          action: runs.action,
+          input,
+          ...(tool && { tool: { id: tool.id, name: tool.name, version: tool.version } }),
+        })
+        const outcome = boundOutcome(
+          !io.tools
+            ? { ok: false, error: 'No tool runner is configured' }
+            : tool
+              ? io.tools.runLibrary
+                ? await io.tools.runLibrary(tool, input, signal)
+                : { ok: false, error: 'This runner cannot run library tools' }
+              : await io.tools.run(ref!, input, signal),
+        )
         emit({ type: 'tool_result', call_id: call.id, ok: outcome.ok, ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }) })
         result = (JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error }) ?? 'null').slice(0, MAX_TOOL_RESULT_CHARS)
       } else {
