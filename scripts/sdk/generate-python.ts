@@ -97,10 +97,10 @@ export function generatePython(doc: Json): string {
   })
   const table = operations.map((o) => `    ${JSON.stringify(o.operationId)}: (${JSON.stringify(o.method)}, ${JSON.stringify(o.path)}),`)
   return [
-    HEADER,
+    HEADER.trimEnd(),
     ...types.sources(),
     `#: Every operation as operationId → (method, path template), in the document's order.\nOPERATIONS: dict[str, tuple[str, str]] = {\n${table.join('\n')}\n}`,
-    [MIXIN, ...methods].join('\n\n'),
+    [MIXIN.trimEnd(), ...methods].join('\n\n'),
   ]
     .join('\n\n\n')
     .concat('\n')

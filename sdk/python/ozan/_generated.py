@@ -20,7 +20,6 @@ def _segment(value: object) -> str:
     return quote(str(value), safe="")
 
 
-
 class ApiKeyCreate(TypedDict):
     name: "str"
     #: The key stops working this many days after creation; omitted: never expires. Cannot change later.
@@ -2891,7 +2890,6 @@ class Operations:
         self, method: str, path: str, query: "dict[str, Any] | None", *, page_size: "int | None", offset: int, body_pages: bool
     ) -> Any:
         raise NotImplementedError
-
 
     def auth_register(self, body: "RegisterRequest") -> "TokenResponse":
         """POST /api/v1/auth/register: Create an account, its first organization, and sign in"""
