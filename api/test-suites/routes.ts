@@ -103,8 +103,8 @@ export function testSuiteRoutes(suites: TestSuiteService) {
       description:
         'The agent’s version is resolved now (the draft, the suite’s version, or the newest published one) and copied into the run with the cases. ' +
         `At most ${TEST_SUITE_LIMITS.activeRunsPerEnvironment} runs queued or running per environment (409 test_run_limit). ` +
-        'Poll GET …/runs/{run_id} for its cases’ results. The body may be absent (a text run of every case).',
-      audit: { action: 'test_run.started', resource: 'test_run' },
+        'Poll GET …/runs/{test_run_id} for its cases’ results. The body may be absent (a text run of every case).',
+      audit: { action: 'test_run.started', resource: 'test_suite' },
       params: TestSuitePath,
       body: TestRunRequest,
       bodyOptional: true,
@@ -132,7 +132,7 @@ export function testSuiteRoutes(suites: TestSuiteService) {
     defineRoute({
       operationId: 'test_suites_get_run',
       method: 'get',
-      path: `${BASE}/{suite_id}/runs/{run_id}`,
+      path: `${BASE}/{suite_id}/runs/{test_run_id}`,
       auth: 'A',
       permission: 'agents:read',
       tag,
@@ -141,7 +141,7 @@ export function testSuiteRoutes(suites: TestSuiteService) {
       status: 200,
       response: TestRunDetail,
       errors: ['not_found'],
-      handler: ({ auth, params }) => suites.runDetail(auth, params.suite_id, params.run_id),
+      handler: ({ auth, params }) => suites.runDetail(auth, params.suite_id, params.test_run_id),
     }),
   ]
 }

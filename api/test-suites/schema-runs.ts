@@ -88,7 +88,7 @@ export const TestCaseResult = z
 
 export const TestRunDetail = TestRunResponse.extend({ cases: z.array(TestCaseResult) }).meta({ id: 'TestRunDetail' })
 
-export const TestRunPath = z.object({ suite_id: z.uuid(), run_id: z.uuid() })
+export const TestRunPath = z.object({ suite_id: z.uuid(), test_run_id: z.uuid() })
 export const TestRunListQuery = z.object(pageQuery(DEFAULT_PAGE_LIMITS))
 
 export type TestRunRequestT = z.output<typeof TestRunRequest>
