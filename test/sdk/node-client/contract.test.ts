@@ -58,6 +58,19 @@ t.test('mint a web-call token for a voice agent', async (t) => {
   t.equal((await c.closed).code, 1000, 'the token opens a call on the engine')
 })
 
+t.test('a file upload goes as multipart (FormData) and is found by search', async (t) => {
+  const s = await scene(t)
+  const form = new FormData()
+  form.append('file', new Blob(['Our opening hours are nine to five, Monday to Friday.'], { type: 'text/plain' }), 'hours.txt')
+  const doc = await s.ozan.POST('/api/v1/knowledge-base/documents/upload', { body: form })
+  t.match(doc, { title: 'hours' })
+  const hits = await s.ozan.POST('/api/v1/knowledge-base/search', { body: { query: 'opening hours' } })
+  t.ok(
+    hits.some((h) => h.document.id === doc.id),
+    'the uploaded document is found',
+  )
+})
+
 t.test('list calls with paging: paginate and pages walk every page of a Page body and of an array list', async (t) => {
   const s = await scene(t)
   const clock = s.a.clock as ManualClock
