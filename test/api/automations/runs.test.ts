@@ -1,4 +1,5 @@
 import t from 'tap'
+import { startHubspotStandIn } from '../../../api/integrations/stand-ins/index.js'
 import { expectStatus, newOwner } from '../../helpers/tenancy-fixtures.js'
 import { BOOKING_GRAPH } from '../analysis/analysis-fixtures.js'
 import { A, SLACK_ON_COMPLETED, createAutomation, publish, runsOf, scene, settle, storeSlack, type Scene } from './automation-fixtures.js'
@@ -227,4 +228,48 @@ t.test('deleting an automation deletes its runs; one waiting for its retry never
   s.a.services.automationWorker.wake()
   await s.a.services.automationWorker.settled()
   t.equal(s.slack.requests.length, 1, 'no attempt after the delete')
+})
+
+t.test('session.analysis.completed with extracted data creates a HubSpot contact from mapped fields', async (t) => {
+  const s = await scene(t)
+  const hubspot = await startHubspotStandIn({ accessToken: 'pat-na1-automations' })
+  t.teardown(() => hubspot.close())
+  const stored = { provider: 'hubspot', fields: { access_token: 'pat-na1-automations', base_url: hubspot.url } }
+  expectStatus(await s.send('PUT', '/api/v1/credentials', { body: stored }), 200, 'store hubspot credential')
+  const automation = await createAutomation(s, {
+    name: 'Leads to HubSpot',
+    trigger: {
+      event: 'session.analysis.completed',
+      filter: { and: [{ '==': [{ var: 'data.status' }, 'completed'] }, { '!!': { var: 'data.structured_data.email' } }] },
+    },
+    action: {
+      integration: 'hubspot',
+      action: 'create_contact',
+      input: { email: '{{data.structured_data.email}}', firstname: '{{data.structured_data.name}}', phone: { $value: 'data.structured_data.phone' } },
+    },
+  })
+  const analysed = (data: Record<string, unknown>) =>
+    publish(s, 'session.analysis.completed', { session_uuid: 's', status: 'completed', summary: 'x', ...data })
+  analysed({ structured_data: { name: 'Ayşe', email: 'ayse@example.com', phone: '+905551112233' } })
+  analysed({ structured_data: { name: 'Nobody' } })
+  publish(s, 'session.analysis.completed', { session_uuid: 's', status: 'failed', structured_data: { email: 'x@example.com' } })
+  await settle(s)
+  t.equal(hubspot.contacts.length, 1, 'only the completed analysis with an email')
+  t.match(hubspot.contacts[0]!.properties, { email: 'ayse@example.com', firstname: 'Ayşe', phone: '+905551112233' })
+  t.equal(hubspot.requests[0]!.headers.authorization, 'Bearer pat-na1-automations')
+  const [run] = await runsOf(s, automation.id)
+  t.match(run, { status: 'succeeded', last_attempt: { output: { contact: { email: 'ayse@example.com' } } } })
+})
+
+t.test('input the action refuses once rendered fails the run at once, naming the field', async (t) => {
+  const s = await scene(t)
+  const automation = await createAutomation(s, {
+    ...SLACK_ON_COMPLETED,
+    action: { ...SLACK_ON_COMPLETED.action, input: { channel: '#general', text: '{{data.summary}}' } },
+  })
+  publish(s, 'session.completed', { session_uuid: 's-1' })
+  await settle(s)
+  const [run] = await runsOf(s, automation.id)
+  t.match(run, { status: 'failed', attempt_count: 1, last_attempt: { input: { text: '' }, error: { code: 'invalid_input', message: /text/ } } })
+  t.equal(s.slack.requests.length, 0, 'nothing sent')
 })
