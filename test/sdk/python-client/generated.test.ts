@@ -17,9 +17,9 @@ t.test('the committed _generated.py matches a fresh generation from the routes',
   t.fail(`stale from line ${line + 1}: run npm run sdk:generate:python`, { committed: a[line], fresh: b[line] })
 })
 
-t.test('a fresh generation is valid Python', async (t) => {
-  const problem = pythonProblem()
-  if (problem && process.env.CI !== 'true') return t.skip(problem)
+// Without python3 this is skipped, except in CI, where runPython then fails the test.
+const noPython = process.env.CI === 'true' ? false : (pythonProblem() ?? false)
+t.test('a fresh generation is valid Python', { skip: noPython }, async (t) => {
   const fresh = generatePython(await openApiDocument())
   const res = await runPython(['-c', 'import sys; compile(sys.stdin.read(), "_generated.py", "exec")'], fresh)
   t.equal(res.code, 0, res.code === 0 ? 'compiles' : res.stderr)
