@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineRoute } from '../http/route.js'
 import {
+  TOOL_LIMITS,
   ToolCreate,
   ToolGetQuery,
   ToolPath,
@@ -46,7 +47,7 @@ export function toolRoutes(tools: ToolService) {
       summary: 'Add a tool to the library (its version 1)',
       description:
         'The parameters schema is checked (bounded subset of JSON Schema, root an object); every {{placeholder}} must name one of its properties; an HTTP tool’s host is checked against the outbound guard. ' +
-        `Names are unique in the organization (409 tool_name_taken); at most ${200} tools (409 tool_limit).`,
+        `Names are unique in the organization (409 tool_name_taken); at most ${TOOL_LIMITS.perOrganization} tools (409 tool_limit).`,
       audit: { action: 'tool.created', resource },
       body: ToolCreate,
       status: 201,
@@ -84,7 +85,7 @@ export function toolRoutes(tools: ToolService) {
       body: ToolUpdate,
       status: 200,
       response: ToolResponse,
-      errors: ['not_found', 'tool_name_taken'],
+      errors: ['not_found', 'tool_name_taken', 'tool_secrets_unreadable'],
       handler: ({ auth, params, body }) => tools.update(auth, params.tool_id, body),
     }),
     defineRoute({
@@ -132,7 +133,7 @@ export function toolRoutes(tools: ToolService) {
       bodyOptional: true,
       status: 200,
       response: ToolTestResponse,
-      errors: ['not_found'],
+      errors: ['not_found', 'tool_secrets_unreadable'],
       handler: ({ auth, params, body, req }) => tools.test(auth, params.tool_id, body ?? { arguments: {} }, req),
     }),
   ]

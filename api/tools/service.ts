@@ -2,13 +2,14 @@ import { performance } from 'node:perf_hooks'
 import { randomUUID } from 'node:crypto'
 import { assertPublicUrl, DestinationRefusedError, type Clock, type GuardOptions, type Logger } from '../../core/index.js'
 import type { NewToolVersion, Repos, ToolRow, ToolVersionRow } from '../../db/index.js'
-import { Definition, isLibraryRef, type LibraryTool, type ToolRunner } from '../../engine/graph-runtime/index.js'
+import type { LibraryTool, ToolRunner } from '../../engine/graph-runtime/index.js'
 import type { Auditor } from '../audit/auditor.js'
 import { CredentialDecryptError } from '../credentials/crypto.js'
 import { ApiError } from '../http/errors.js'
 import type { RequestInfo } from '../http/route.js'
 import { toDetail, ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
+import { pinLibraryTools } from './pinning.js'
 import { runTool, type RunnableTool } from './runner.js'
 import type { ToolSecretSealer } from './sealing.js'
 import {
@@ -73,30 +74,32 @@ export class ToolService {
 
   /** Writes the next version: the stored one with the given fields replaced, checked whole again. */
   async update(p: Principal, id: string, body: ToolUpdateT): Promise<ToolResponseT> {
+    this.row(p, id)
+    // The one wait (a DNS lookup) comes first: from here to the write all runs synchronously, so
+    // the version merged with is the one the new version follows (no update is lost in between).
+    if (body.runs) await this.checkDestination(body.runs)
     const row = this.row(p, id)
     const current = this.deps.repos.tools.version(row.id, row.latest_version)!
+    const runs = body.runs ?? (JSON.parse(current.runs) as ToolRunsT)
     const merged = {
       name: body.name ?? current.name,
       description: body.description ?? current.description,
       parameters: body.parameters ?? (JSON.parse(current.parameters) as Record<string, unknown>),
-      runs: body.runs ?? (JSON.parse(current.runs) as ToolRunsT),
+      runs,
       // Kept when not given; an integration tool has none (a switch from http drops them).
-      secret_headers: body.secret_headers ?? this.secretsOf(p.organizationId, current),
+      secret_headers: body.secret_headers ?? (runs.type === 'integration' ? {} : this.secretsOf(p.organizationId, current)),
     }
-    if (merged.runs.type === 'integration' && body.secret_headers === undefined) merged.secret_headers = {}
     const checked = ToolCreate.safeParse(merged)
     if (!checked.success) throw new ValidationError(toDetail('body', checked.error, merged))
-    if (body.runs) await this.checkDestination(checked.data.runs)
     const { repos, clock } = this.deps
     if (checked.data.name !== row.name && repos.tools.nameTaken(p.organizationId, checked.data.name, row.id)) throw new ApiError('tool_name_taken')
-    const now = clock.now()
-    const secrets = checked.data.secret_headers ?? {}
-    const written = repos.transaction(() => {
-      const next = repos.tools.get(p.organizationId, row.id)?.latest_version
-      if (next === undefined) return undefined
-      return repos.tools.addVersion(p.organizationId, row.id, this.newVersion(p, row.id, next + 1, checked.data, secrets, now))
-    })
-    if (written === undefined) throw new ApiError('not_found')
+    const version = row.latest_version + 1
+    const written = repos.tools.addVersion(
+      p.organizationId,
+      row.id,
+      this.newVersion(p, row.id, version, checked.data, checked.data.secret_headers ?? {}, clock.now()),
+    )
+    if (written !== version) throw new Error(`tool ${row.id}: wrote version ${written}, sealed for ${version}`)
     return this.get(p, id)
   }
 
@@ -174,28 +177,18 @@ export class ToolService {
    * (or has deleted) is a 422 pointing at the reference.
    */
   pin(organizationId: string, definitionJson: string, at: (string | number)[]): string {
-    const definition = Definition.parse(JSON.parse(definitionJson))
-    const problems: { loc: (string | number)[]; msg: string; input: unknown }[] = []
-    // A graph without unpinned library tools is published byte for byte as it was saved.
-    let pinned = false
-    const pinRef = (ref: { tool_id: string; version?: number }, loc: (string | number)[]) => {
-      const row =
-        ref.version === undefined
-          ? this.deps.repos.tools.get(organizationId, ref.tool_id)
-          : this.deps.repos.tools.getIncludingDeleted(organizationId, ref.tool_id)
-      if (!row || (ref.version !== undefined && !this.deps.repos.tools.version(row.id, ref.version)))
-        return void problems.push({ loc: [...loc, 'tool_id'], msg: 'The organization has no such tool (or version)', input: ref.tool_id })
-      if (ref.version === undefined) {
-        ref.version = row.latest_version
-        pinned = true
-      }
-    }
-    definition.nodes.forEach((node, i) => {
-      if (node.type === 'conversation') node.data.tools.forEach((ref, j) => isLibraryRef(ref) && pinRef(ref, [...at, 'nodes', i, 'data', 'tools', j]))
-      if (node.type === 'tool' && isLibraryRef(node.data.action)) pinRef(node.data.action, [...at, 'nodes', i, 'data', 'action'])
-    })
+    const { repos } = this.deps
+    const { json, problems } = pinLibraryTools(
+      definitionJson,
+      (ref) => {
+        if (ref.version === undefined) return repos.tools.get(organizationId, ref.tool_id)?.latest_version ?? null
+        const row = repos.tools.getIncludingDeleted(organizationId, ref.tool_id)
+        return row && repos.tools.version(row.id, ref.version) ? ref.version : null
+      },
+      at,
+    )
     if (problems.length) throw new ValidationError(problems.map((p) => ({ type: 'unknown_tool', ...p })))
-    return pinned ? JSON.stringify(definition) : definitionJson
+    return json
   }
 
   private row(p: Principal, id: string): ToolRow {
