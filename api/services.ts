@@ -17,6 +17,7 @@ import { AccountService } from './auth/service.js'
 import { CallService, localWebCalls, type WebCalls } from './calls/service.js'
 import { CredentialCipher } from './credentials/crypto.js'
 import { openAiAccessFor } from './credentials/openai-access.js'
+import { deepgramAccessFor } from './credentials/deepgram-access.js'
 import { providerNetwork, type ProviderNetwork } from './credentials/provider-network.js'
 import { CredentialService } from './credentials/service.js'
 import { assertAssignedPlansExist, EntitlementGuard, EntitlementService, loadPlans } from './entitlements/index.js'
@@ -184,6 +185,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     guard: providers.guard,
   })
   const openAiAccess = openAiAccessFor({ config, credentials, logger })
+  const deepgramAccess = deepgramAccessFor({ config, credentials, logger })
   /** The LLM of an organization's sessions; none: conversation turns answer provider_not_configured. */
   const llmFor = (organizationId: string): LlmClient | undefined => {
     const access = openAiAccess(organizationId)
@@ -222,7 +224,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
     knowledgeFor: (scope) => knowledge.forScope(scope),
     // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
-    voiceFor: voiceProvidersFor({ openAiAccess, credentials, logger, organizationConnections, maxAudioMs: MAX_VOICE_TURN_MS }),
+    voiceFor: voiceProvidersFor({ openAiAccess, deepgramAccess, organizationConnections, maxAudioMs: MAX_VOICE_TURN_MS }),
   })
   const trunkPasswords = new TrunkPasswordSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   // The live-call cap the engine counts against is the plan's (the stricter of it and the server's).
@@ -241,6 +243,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     providers: new ProviderService({
       config,
       openAiAccess,
+      deepgramAccess,
       credentials,
       storedProviders: (organizationId) => repos.credentials.list(organizationId).map((row) => row.provider),
       organizationConnections,

@@ -39,6 +39,9 @@ export interface Config {
   /** The platform's LLM, used by organizations without a stored "openai" credential. */
   openaiApiKey: string | null
   openaiBaseUrl: string
+  /** The platform's Deepgram key, used by organizations without a stored "deepgram" credential. */
+  deepgramApiKey: string | null
+  deepgramBaseUrl: string
   llmTimeoutMs: number
   /** Embedding model for hybrid knowledge-base ranking (same key and base URL as the LLM); null: BM25 only. */
   embeddingsModel: string | null
@@ -181,6 +184,8 @@ const VARIABLES = {
   OZAN_RATE_LIMIT_ADDRESS_BURST: [int(1, 10_000_000), '500'],
   OZAN_OPENAI_API_KEY: [z.string().min(1).max(4096).optional(), undefined],
   OZAN_OPENAI_BASE_URL: [z.url({ protocol: /^https?$/ }), 'https://api.openai.com/v1'],
+  OZAN_DEEPGRAM_API_KEY: [z.string().min(1).max(4096).optional(), undefined],
+  OZAN_DEEPGRAM_BASE_URL: [z.url({ protocol: /^https?$/ }), 'https://api.deepgram.com'],
   OZAN_LLM_TIMEOUT_MS: [int(500, 300_000), '10000'],
   OZAN_EMBEDDINGS_MODEL: [z.string().trim().min(1).max(200).optional(), undefined],
   OZAN_EMBEDDINGS_DIMENSIONS: [int(1, 16_384).optional(), undefined],
@@ -303,6 +308,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     openaiApiKey: v.OZAN_OPENAI_API_KEY ?? null,
     openaiBaseUrl: v.OZAN_OPENAI_BASE_URL,
+    deepgramApiKey: v.OZAN_DEEPGRAM_API_KEY ?? null,
+    deepgramBaseUrl: v.OZAN_DEEPGRAM_BASE_URL,
     llmTimeoutMs: v.OZAN_LLM_TIMEOUT_MS,
     embeddingsModel: v.OZAN_EMBEDDINGS_MODEL ?? null,
     embeddingsDimensions: v.OZAN_EMBEDDINGS_DIMENSIONS ?? null,

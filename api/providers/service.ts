@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Clock, Config, Logger } from '../../core/index.js'
 import { providerConnections, type ProviderConnections } from '../../engine/pipeline/providers/connections.js'
 import type { OpenAiAccess } from '../credentials/openai-access.js'
+import type { DeepgramAccess } from '../credentials/deepgram-access.js'
 import { ApiError } from '../http/errors.js'
 import type { Principal } from '../security/principal.js'
 import { ListingCache } from './cache.js'
@@ -30,9 +31,11 @@ export const DEFAULT_PROVIDER_SERVICE_OPTIONS: ProviderServiceOptions = {
 }
 
 export interface ProviderServiceDeps {
-  config: Pick<Config, 'openaiApiKey'>
+  config: Pick<Config, 'openaiApiKey' | 'deepgramApiKey'>
   /** The organization's OpenAI-compatible access: its stored "openai" credential, else the platform's (openai-access.ts). */
   openAiAccess: (organizationId: string) => OpenAiAccess | undefined
+  /** The organization's Deepgram access: its stored "deepgram" credential, else the platform's (deepgram-access.ts). */
+  deepgramAccess: (organizationId: string) => DeepgramAccess | undefined
   credentials: { reveal(organizationId: string, provider: string): Readonly<Record<string, string>> | null }
   /** Providers the organization has a stored credential for (no secret opened). */
   storedProviders: (organizationId: string) => readonly string[]
@@ -44,8 +47,6 @@ export interface ProviderServiceDeps {
   logger: Logger
   options?: Partial<ProviderServiceOptions>
 }
-
-const DEEPGRAM_BASE_URL = 'https://api.deepgram.com'
 
 /** One provider's raw listing, before it is cut to a stage. */
 type Listing =
@@ -92,8 +93,9 @@ export class ProviderService {
       credential_provider: e.credential_provider,
       requires_credential: e.requires_credential,
       organization_credential: e.credential_provider !== null && stored.has(e.credential_provider),
-      // The platform's environment holds an OpenAI key only; Deepgram runs on stored credentials.
-      platform_credential: e.credential_provider === 'openai' && Boolean(this.deps.config.openaiApiKey),
+      platform_credential:
+        (e.credential_provider === 'openai' && Boolean(this.deps.config.openaiApiKey)) ||
+        (e.credential_provider === 'deepgram' && Boolean(this.deps.config.deepgramApiKey)),
       capabilities: {
         streaming: e.streaming,
         languages: e.languages,
@@ -198,14 +200,14 @@ export class ProviderService {
       }
     }
     if (source === 'deepgram_models') {
-      const stored = this.stored(organizationId, 'deepgram')
-      if (!stored?.api_key) return null
-      const apiKey = stored.api_key
-      const baseUrl = stored.base_url ?? DEEPGRAM_BASE_URL
-      const fetch = this.fetchFor(Boolean(stored.base_url))
+      const access = this.deps.deepgramAccess(organizationId)
+      if (!access) return null
+      const { apiKey, baseUrl, credential } = access
+      const fetch = this.fetchFor(access.origin === 'organization')
       return {
-        credential: 'organization',
-        cacheKey: fingerprint(source, 'organization', organizationId, baseUrl, apiKey),
+        credential,
+        // The platform's listing is the same for every organization: one entry serves them all.
+        cacheKey: fingerprint(source, credential, credential === 'organization' ? organizationId : null, baseUrl, apiKey),
         run: async (signal) => ({ source, ...(await listDeepgramModels({ apiKey, baseUrl, fetch, signal })) }),
       }
     }

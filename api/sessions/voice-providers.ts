@@ -1,7 +1,7 @@
-import type { Logger } from '../../core/index.js'
 import type { AgentConfig } from '../../engine/graph-runtime/index.js'
 import { DeepgramLiveStt, OpenAiTranscribeStt, type SttProvider } from '../../engine/pipeline/providers/stt/index.js'
 import { DeepgramAuraTts, EspeakTts, OpenAiSpeechTts, type TtsProvider } from '../../engine/pipeline/providers/tts/index.js'
+import type { DeepgramAccess } from '../credentials/deepgram-access.js'
 import type { OpenAiAccess } from '../credentials/openai-access.js'
 import type { ProviderConnections } from '../../engine/pipeline/providers/connections.js'
 import { ApiError } from '../http/errors.js'
@@ -23,8 +23,8 @@ export type VoiceProvidersFor = (organizationId: string, config: AgentConfig) =>
 export interface VoiceProviderDeps {
   /** The organization's OpenAI-compatible access (stored "openai" credential, else the platform's). */
   openAiAccess: (organizationId: string) => OpenAiAccess | undefined
-  credentials: { reveal(organizationId: string, provider: string): Readonly<Record<string, string>> | null }
-  logger: Logger
+  /** The organization's Deepgram access (stored "deepgram" credential, else the platform's). */
+  deepgramAccess: (organizationId: string) => DeepgramAccess | undefined
   /** The guarded pool organizations' own base URLs connect through (api/credentials/provider-network.ts). */
   organizationConnections: ProviderConnections
   /**
@@ -34,13 +34,12 @@ export interface VoiceProviderDeps {
   maxAudioMs: number
 }
 
-const DEEPGRAM_BASE_URL = 'https://api.deepgram.com'
-
 const notConfigured = (what: string, provider: string, fix: string) =>
   new ApiError('provider_not_configured', `The agent's ${what} provider is "${provider}", and ${fix}.`)
 
 const OPENAI_FIX = 'no OpenAI key is available: store an "openai" credential (PUT /api/v1/credentials) or set OZAN_OPENAI_API_KEY'
-const DEEPGRAM_FIX = 'the organization has no "deepgram" credential: store one with PUT /api/v1/credentials (api_key, optional base_url)'
+const DEEPGRAM_FIX =
+  'no Deepgram key is available: store a "deepgram" credential (PUT /api/v1/credentials: api_key, optional base_url) or set OZAN_DEEPGRAM_API_KEY'
 
 /**
  * Chooses STT and TTS from the agent's config and the organization's credentials, resolved per
@@ -51,16 +50,10 @@ const DEEPGRAM_FIX = 'the organization has no "deepgram" credential: store one w
  * saying which credential to store.
  */
 export function voiceProvidersFor(deps: VoiceProviderDeps): VoiceProvidersFor {
-  const deepgram = (organizationId: string, what: string): { apiKey: string; baseUrl: string; connections: ProviderConnections | undefined } => {
-    let stored: Readonly<Record<string, string>> | null = null
-    try {
-      stored = deps.credentials.reveal(organizationId, 'deepgram')
-    } catch (err) {
-      deps.logger.warn({ organization_id: organizationId, err: (err as Error).message }, 'stored deepgram credential cannot be decrypted')
-    }
-    if (!stored?.api_key) throw notConfigured(what, 'deepgram', DEEPGRAM_FIX)
-    const connections = stored.base_url ? deps.organizationConnections : undefined
-    return { apiKey: stored.api_key, baseUrl: (stored.base_url ?? DEEPGRAM_BASE_URL).replace(/\/+$/, ''), connections }
+  const deepgram = (organizationId: string, what: string): DeepgramAccess & { connections: ProviderConnections | undefined } => {
+    const access = deps.deepgramAccess(organizationId)
+    if (!access) throw notConfigured(what, 'deepgram', DEEPGRAM_FIX)
+    return { ...access, connections: access.origin === 'organization' ? deps.organizationConnections : undefined }
   }
   const openai = (organizationId: string, what: string): OpenAiAccess & { connections: ProviderConnections | undefined } => {
     const access = deps.openAiAccess(organizationId)

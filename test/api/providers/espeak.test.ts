@@ -38,8 +38,9 @@ t.test('a missing binary falls back to the catalog voices (not_installed)', asyn
   const organizationConnections = new ProviderConnections({ guard: {} })
   t.teardown(() => organizationConnections.close())
   const service = new ProviderService({
-    config: { openaiApiKey: null },
+    config: { openaiApiKey: null, deepgramApiKey: null },
     openAiAccess: () => undefined,
+    deepgramAccess: () => undefined,
     credentials: { reveal: () => null },
     storedProviders: () => [],
     organizationConnections,
