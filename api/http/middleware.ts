@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { Context, Next } from 'koa'
 import type Router from '@koa/router'
 import type { Logger } from '../../core/index.js'
-import { ApiError, errorBody, type Lang } from './errors.js'
+import { errorAnswer } from './error-answer.js'
+import type { Lang } from './errors.js'
 import { pickLanguage } from './language.js'
-import { ValidationError } from './validation.js'
 
 declare module 'koa' {
   interface DefaultState {
@@ -39,36 +39,18 @@ export function requestContext(logger: Logger, onDone?: (ctx: Context, durationM
   }
 }
 
-/** Maps every thrown error to the spec's shapes; 5xx never reveal internals. */
+/** Maps every thrown error to the spec's shapes (error-answer.ts); 5xx never reveal internals. */
 export function errorHandler(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
       await next()
     } catch (err) {
-      const { requestId, lang } = ctx.state
-      if (err instanceof ValidationError) {
-        ctx.status = 422
-        ctx.body = { detail: err.detail }
-        return
-      }
-      let apiError: ApiError
-      if (err instanceof ApiError) apiError = err
-      else if (isClientHttpError(err)) apiError = new ApiError(err.status === 413 ? 'payload_too_large' : 'bad_request')
-      else {
-        logger.error({ request_id: requestId, err }, 'unhandled error')
-        apiError = new ApiError('internal_error')
-      }
-      if (apiError.status >= 500 && err instanceof ApiError) logger.error({ request_id: requestId, code: apiError.code }, 'server error')
-      ctx.status = apiError.status
-      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value)
-      ctx.body = errorBody(apiError.code, apiError.messageFor(lang), requestId)
+      const answer = errorAnswer(err, ctx.state.requestId, ctx.state.lang, logger)
+      ctx.status = answer.status
+      for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value)
+      ctx.body = answer.body
     }
   }
-}
-
-function isClientHttpError(err: unknown): err is { status: number } {
-  const status = (err as { status?: unknown; expose?: unknown })?.status
-  return typeof status === 'number' && status >= 400 && status < 500 && (err as { expose?: unknown }).expose === true
 }
 
 /**

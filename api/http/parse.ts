@@ -170,3 +170,30 @@ export async function parseRequest(ctx: Context, route: AnyRoute, bodyLimit: num
   if (problems.length) throw new ValidationError(problems)
   return { body, query, params, headers }
 }
+
+/** A request's parts as values, for a carrier that is not an HTTP request of its own (the MCP endpoint's tool arguments). */
+export interface PartValues {
+  params: Record<string, unknown>
+  query: Record<string, unknown>
+  /** undefined: no body was given. */
+  body: unknown
+}
+
+/**
+ * The same checks as parseRequest, on parts that arrive as values rather than on the wire: each
+ * against the route's schema, a JSON body also bounded in depth and surrogates, every problem at once.
+ */
+export function parseValues(route: AnyRoute, parts: PartValues): Parsed {
+  const problems: DetailEntry[] = []
+  const params = check('path', route.params, parts.params, problems)
+  const query = route.query ? check('query', route.query, parts.query, problems) : undefined
+  let body: unknown
+  if (route.body) {
+    const raw = parts.body === null && route.bodyOptional ? undefined : parts.body
+    if (raw === undefined) {
+      if (!route.bodyOptional) problems.push({ type: 'missing', loc: ['body'], msg: 'Field required' })
+    } else body = checkJsonBody(route.body, raw, problems)
+  }
+  if (problems.length) throw new ValidationError(problems)
+  return { body, query, params, headers: undefined }
+}

@@ -1,0 +1,5 @@
+export { mountMcp, MCP_PATH } from './http.js'
+export { runStdioBridge, runStdioBridgeFromEnv, bridgeOptionsFromEnv, DEFAULT_OZAN_URL, type BridgeOptions } from './stdio.js'
+export { buildCatalog, partsOf, type Tool, type ToolDefinition } from './catalog.js'
+export { TOOLS, type ToolEntry } from './tools.js'
+export type { McpHost, OperationAnswer, OperationParts } from './host.js'
