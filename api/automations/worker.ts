@@ -17,6 +17,11 @@ import { queueRuns } from './trigger.js'
 export interface AutomationWorkerOptions {
   /** Runs worked at once, all organizations together. */
   concurrency: number
+  /**
+   * Runs of one organization worked at once (default: half of concurrency, at least 1): a flood of
+   * one organization's events, or its slow endpoint, never holds every slot.
+   */
+  maxPerOrganization: number
   /** Automatic attempts per run (per retry asked for), the first included. */
   maxAttempts: number
   /** Backoff before automatic retry n: a random wait in [b·2^(n-1)/2, b·2^(n-1)], at most retryMaxMs. */
@@ -28,7 +33,7 @@ export interface AutomationWorkerOptions {
   retentionDays: number
 }
 
-export const DEFAULT_AUTOMATION_OPTIONS: AutomationWorkerOptions = {
+export const DEFAULT_AUTOMATION_OPTIONS: Omit<AutomationWorkerOptions, 'maxPerOrganization'> = {
   concurrency: 4,
   maxAttempts: 4,
   retryBaseMs: 5000,
@@ -50,15 +55,28 @@ export interface AutomationWorkerDeps {
 export class AutomationWorker {
   readonly options: AutomationWorkerOptions
   private readonly inFlight = new Set<Promise<void>>()
+  /** Runs in flight per organization. */
+  private readonly perOrganization = new Map<string, number>()
   private readonly stop = new AbortController()
   private timers: NodeJS.Timeout[] = []
   private woken = false
   private unsubscribe: (() => void) | null = null
 
   constructor(private readonly deps: AutomationWorkerDeps) {
-    this.options = { ...DEFAULT_AUTOMATION_OPTIONS, ...deps.options }
+    const merged = { ...DEFAULT_AUTOMATION_OPTIONS, ...deps.options }
+    this.options = { maxPerOrganization: Math.max(1, Math.floor(merged.concurrency / 2)), ...merged }
     const o = this.options
-    if (!(o.concurrency >= 1 && o.maxAttempts >= 1 && o.retryBaseMs >= 0 && o.retryMaxMs >= o.retryBaseMs && o.pollMs >= 10 && o.retentionDays >= 1))
+    if (
+      !(
+        o.concurrency >= 1 &&
+        o.maxPerOrganization >= 1 &&
+        o.maxAttempts >= 1 &&
+        o.retryBaseMs >= 0 &&
+        o.retryMaxMs >= o.retryBaseMs &&
+        o.pollMs >= 10 &&
+        o.retentionDays >= 1
+      )
+    )
       throw new Error(`AutomationWorker: invalid options ${JSON.stringify(o)}`)
   }
 
@@ -106,21 +124,40 @@ export class AutomationWorker {
     if (queueRuns(this.deps.repos, event, this.deps.clock.now())) this.wake()
   }
 
+  /** Starts what the caps allow; each round starts at least one run or ends the pass. */
   private pass(): void {
-    const free = this.options.concurrency - this.inFlight.size
-    if (free <= 0 || this.stop.signal.aborted) return
-    const now = this.deps.clock.now()
-    for (const run of this.deps.repos.automationRuns.due(now, free)) {
-      const number = this.deps.repos.automationRuns.claim(run, now)
-      if (number === null) continue
-      const running: Promise<void> = this.run({ ...run, attempts: number }, number)
-        .catch((err: unknown) => this.deps.logger.error({ err, run_id: run.id }, 'automation run failed unexpectedly'))
-        .finally(() => {
-          this.inFlight.delete(running)
-          this.wake()
-        })
-      this.inFlight.add(running)
+    const cap = this.options.maxPerOrganization
+    while (!this.stop.signal.aborted) {
+      const free = this.options.concurrency - this.inFlight.size
+      if (free <= 0) return
+      const now = this.deps.clock.now()
+      const busy = [...this.perOrganization].filter(([, n]) => n >= cap).map(([org]) => org)
+      let started = 0
+      for (const run of this.deps.repos.automationRuns.due(now, free, busy)) {
+        // The page may hold more of one organization's runs than its share: the next round skips it.
+        if ((this.perOrganization.get(run.organization_id) ?? 0) >= cap) continue
+        const number = this.deps.repos.automationRuns.claim(run, now)
+        if (number === null) continue
+        this.launch(run, number)
+        started++
+      }
+      if (!started) return
     }
+  }
+
+  private launch(run: AutomationRunRow, number: number): void {
+    const org = run.organization_id
+    this.perOrganization.set(org, (this.perOrganization.get(org) ?? 0) + 1)
+    const running: Promise<void> = this.run({ ...run, attempts: number }, number)
+      .catch((err: unknown) => this.deps.logger.error({ err, run_id: run.id }, 'automation run failed unexpectedly'))
+      .finally(() => {
+        this.inFlight.delete(running)
+        const left = (this.perOrganization.get(org) ?? 1) - 1
+        if (left > 0) this.perOrganization.set(org, left)
+        else this.perOrganization.delete(org)
+        this.wake()
+      })
+    this.inFlight.add(running)
   }
 
   private async run(run: AutomationRunRow, number: number): Promise<void> {

@@ -83,9 +83,11 @@ export class AutomationRunsRepo {
         'SELECT count(*) AS n FROM automation_runs WHERE automation_id = @automation AND (@status IS NULL OR status = @status)',
       ),
       // A disabled automation's runs wait: they run once it is enabled again.
-      due: p<[number, number], AutomationRunRow>(
+      // `busy`: a JSON array of organizations already at their share of the worker; their runs wait.
+      due: p<[number, string, number], AutomationRunRow>(
         `SELECT r.* FROM automation_runs r JOIN automations a ON a.id = r.automation_id AND a.enabled = 1
-         WHERE r.status = 'pending' AND r.next_attempt_at <= ? ORDER BY r.next_attempt_at, r.created_at LIMIT ?`,
+         WHERE r.status = 'pending' AND r.next_attempt_at <= ? AND r.organization_id NOT IN (SELECT value FROM json_each(?))
+         ORDER BY r.next_attempt_at, r.created_at LIMIT ?`,
       ),
       claim: p<[number, string]>(`UPDATE automation_runs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'`),
       insertAttempt: p<[string, number, string, number]>('INSERT INTO automation_attempts (run_id, number, trigger, started_at) VALUES (?, ?, ?, ?)'),
@@ -147,9 +149,9 @@ export class AutomationRunsRepo {
     return { rows: this.s.page.all({ ...where, limit: q.limit, offset: q.offset }), total: this.s.total.get(where)!.n }
   }
 
-  /** Up to `limit` pending runs of enabled automations due at `now`, oldest first. */
-  due(now: number, limit: number): AutomationRunRow[] {
-    return this.s.due.all(now, limit)
+  /** Up to `limit` pending runs of enabled automations due at `now`, oldest first, none of the `busy` organizations'. */
+  due(now: number, limit: number, busy: readonly string[] = []): AutomationRunRow[] {
+    return this.s.due.all(now, JSON.stringify(busy), limit)
   }
 
   /**

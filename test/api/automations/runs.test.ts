@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startHubspotStandIn } from '../../../api/integrations/stand-ins/index.js'
+import { startHubspotStandIn, startSlackStandIn } from '../../../api/integrations/stand-ins/index.js'
 import { expectStatus, newOwner } from '../../helpers/tenancy-fixtures.js'
 import { BOOKING_GRAPH } from '../analysis/analysis-fixtures.js'
 import { A, SLACK_ON_COMPLETED, createAutomation, publish, runsOf, scene, settle, storeSlack, type Scene } from './automation-fixtures.js'
@@ -112,7 +112,7 @@ t.test('a failing action is visible with its error, and a retry after the fix su
   t.equal(s.slack.messages.length, 0)
   t.equal(s.slack.requests.length, 1, 'not retried on its own: waiting would not find the channel')
 
-  // Retrying a run still failing at the same channel is allowed; while pending it is refused.
+  // Fixed, then retried; a retry while the run is pending or running is refused.
   expectStatus(
     await s.send('PATCH', `${A}/${automation.id}`, {
       body: { action: { ...SLACK_ON_COMPLETED.action, input: { channel: '#alerts', text: 'x {{data.session_uuid}}' } } },
@@ -120,6 +120,8 @@ t.test('a failing action is visible with its error, and a retry after the fix su
     200,
     'fix',
   )
+  // The attempt is held at Slack for a while, so the second retry below finds it in progress.
+  s.slack.fail({ kind: 'delay', ms: 300 })
   const retried = await s.send('POST', `${A}/${automation.id}/runs/${run!.id}/retry`)
   t.equal(retried.status, 200, retried.text)
   t.match(retried.body, { id: run!.id, status: 'pending' })
@@ -272,4 +274,36 @@ t.test('input the action refuses once rendered fails the run at once, naming the
   const [run] = await runsOf(s, automation.id)
   t.match(run, { status: 'failed', attempt_count: 1, last_attempt: { input: { text: '' }, error: { code: 'invalid_input', message: /text/ } } })
   t.equal(s.slack.requests.length, 0, 'nothing sent')
+})
+
+t.test("one organization's hanging endpoint holds at most its share of the worker; another's runs go ahead", async (t) => {
+  // Concurrency 2: each organization may hold one slot.
+  const s = await scene(t, { OZAN_AUTOMATION_CONCURRENCY: '2' })
+  const slow = await startSlackStandIn({ botToken: 'xoxb-automations-test-0123456789' })
+  t.teardown(() => slow.close())
+  slow.fail({ kind: 'hang' }, { kind: 'hang' }, { kind: 'hang' })
+  const flooding = await newOwner(s.a)
+  await storeSlack(s.a, flooding, slow)
+  const headers = { 'x-environment-id': 'dev' }
+  expectStatus(await s.a.request('POST', A, { token: flooding.token, headers, body: SLACK_ON_COMPLETED }), 201, 'create')
+  const floodingEnv = (
+    s.a.db.prepare('SELECT environment_id FROM automations WHERE organization_id = ?').get(flooding.organizationId) as { environment_id: string }
+  ).environment_id
+  for (let i = 0; i < 3; i++) publish(s, 'session.completed', { session_uuid: `flood-${i}` }, { org: flooding.organizationId, env: floodingEnv })
+  await createAutomation(s)
+  publish(s, 'session.completed', { session_uuid: 'mine' })
+  for (let i = 0; i < 200 && s.slack.messages.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+  t.same(
+    s.slack.messages.map((m) => m.text),
+    ['Session mine ended:  ()'],
+    "the other organization's run went ahead",
+  )
+  t.equal(slow.requests.length, 1, 'the flooding organization holds one slot, its other runs wait')
+  const states = s.a.db
+    .prepare('SELECT status, count(*) AS n FROM automation_runs WHERE organization_id = ? GROUP BY status ORDER BY status')
+    .all(flooding.organizationId)
+  t.same(states, [
+    { status: 'pending', n: 2 },
+    { status: 'running', n: 1 },
+  ])
 })
