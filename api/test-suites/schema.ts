@@ -22,7 +22,25 @@ const JsonValue = boundedJson(FREE_FORM.variable)
 const ScriptedCaller = z
   .object({
     type: z.literal('scripted'),
-    turns: z.array(Line).min(1).max(TEST_SUITE_LIMITS.scriptedTurns).describe('The caller’s lines, said one per turn in this order.'),
+    turns: z
+      .array(
+        z.union([
+          Line,
+          z
+            .object({
+              text: Line,
+              interrupt_after_ms: z
+                .int()
+                .min(0)
+                .max(30_000)
+                .describe('Voice runs: say this line this long after the agent starts answering the previous one, over it (a barge-in), instead of after it.'),
+            })
+            .meta({ id: 'InterruptingLine' }),
+        ]),
+      )
+      .min(1)
+      .max(TEST_SUITE_LIMITS.scriptedTurns)
+      .describe('The caller’s lines, said one per turn in this order.'),
   })
   .meta({ id: 'ScriptedCaller' })
 
@@ -175,6 +193,9 @@ export const TestSuitePath = z.object({ suite_id: z.uuid() })
 export const TestSuiteListQuery = z.object(pageQuery(DEFAULT_PAGE_LIMITS))
 
 export type TestCaseT = z.output<typeof TestCase>
+export type ScriptedLine = Extract<TestCaseT['caller'], { type: 'scripted' }>['turns'][number]
+/** A scripted line's words (an interrupting line's too). */
+export const lineText = (l: ScriptedLine): string => (typeof l === 'string' ? l : l.text)
 export type TestAssertionT = z.output<typeof TestAssertion>
 export type TestSuiteCreateT = z.output<typeof TestSuiteCreate>
 export type TestSuiteUpdateT = z.output<typeof TestSuiteUpdate>

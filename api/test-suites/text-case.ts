@@ -5,7 +5,7 @@
  */
 import { type AgentConfig, type Definition, GraphRuntime, initialState, type RuntimeEvent, type RuntimeIO } from '../../engine/graph-runtime/index.js'
 import { Recording } from './recording.js'
-import type { TestCaseT } from './schema.js'
+import { lineText, type TestCaseT } from './schema.js'
 import { nextCallerLine } from './simulated-caller.js'
 import { CaseError, type CaseEnd, NO_LLM, verdictOf } from './verdict.js'
 
@@ -47,8 +47,10 @@ async function converse(c: TestCaseT, input: TextCaseInput, rec: Recording): Pro
     let line: string | null
     let hangUpAfter = false
     if (caller.type === 'scripted') {
-      line = caller.turns[turn] ?? null
-      if (line === null) return rec.hungUp('caller')
+      const next = caller.turns[turn]
+      if (next === undefined) return rec.hungUp('caller')
+      // Over text nobody talks over anybody: an interrupting line is said after the reply.
+      line = lineText(next)
     } else {
       if (turn >= caller.max_turns) return rec.hungUp('turn_limit')
       if (!io.llm) throw new CaseError('provider_not_configured', `A simulated caller needs an LLM. ${NO_LLM}`)

@@ -54,8 +54,10 @@ export class TestRunWorker {
   private readonly stop = new AbortController()
   private timer: NodeJS.Timeout | null = null
   private woken = false
+  private voice: VoiceCaseRunner | undefined
 
   constructor(private readonly deps: TestRunWorkerDeps) {
+    this.voice = deps.voice
     this.options = { ...DEFAULT_TEST_RUN_OPTIONS, ...deps.options }
     const o = this.options
     if (!(Number.isInteger(o.concurrency) && o.concurrency >= 1 && o.maxAttempts >= 1 && o.caseTimeoutMs >= 100 && o.pollMs >= 10))
@@ -68,6 +70,16 @@ export class TestRunWorker {
     if (resumed || exhausted) this.deps.logger.warn({ resumed, exhausted }, 'test cases left running by the last run are pending again (or failed)')
     this.timer = setInterval(() => this.wake(), this.options.pollMs).unref()
     this.wake()
+  }
+
+  /** Voice cases run through this call engine from now on (the engine starts after the services). */
+  useVoice(runner: VoiceCaseRunner): void {
+    this.voice = runner
+  }
+
+  /** Whether voice runs can be started: a call engine is attached. */
+  get voiceAvailable(): boolean {
+    return this.voice !== undefined
   }
 
   /** Looks at the queue soon (coalesced). */
@@ -150,8 +162,8 @@ export class TestRunWorker {
   }
 
   private voiceCase(spec: TestCaseT, run: TestRunRow, signal: AbortSignal): Promise<CaseRan> {
-    if (!this.deps.voice) throw new CaseError('voice_unavailable', 'Voice runs are not available on this server: it runs no call engine.')
-    return this.deps.voice(spec, run, signal)
+    if (!this.voice) throw new CaseError('voice_unavailable', 'Voice runs are not available on this server: it runs no call engine.')
+    return this.voice(spec, run, signal)
   }
 
   private errorEnd(err: unknown, signal: AbortSignal, row: TestRunCaseRow, recording: Recording): CaseEnd {

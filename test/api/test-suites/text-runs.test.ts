@@ -25,8 +25,8 @@ t.test('a scripted case passes when every assertion holds, with its transcript a
   const id = await suite(s.a, s.owner, wf, [scripted('books Ayşe', ['Ayşe'], EVERY_KIND_PASSING)])
   const run = await runToEnd(s.a, s.owner, id)
   t.match(run, { status: 'passed', mode: 'text', workflow_uuid: wf, version: 1, counts: { total: 1, passed: 1, failed: 0, error: 0, pending: 0, running: 0 } })
-  const c = run.cases[0]
-  t.equal(c.status, 'passed', c.reason)
+  const c = run.cases[0]!
+  t.equal(c.status, 'passed', c.reason ?? '')
   t.equal(c.reason, null)
   t.same(
     c.transcript.map((l: { role: string; text: string }) => [l.role, l.text]),
@@ -67,7 +67,7 @@ t.test('a failing case says which assertions failed and why', async (t) => {
   const id = await suite(s.a, s.owner, wf, [scripted('wrong expectations', ['Ayşe'], failing)])
   const run = await runToEnd(s.a, s.owner, id)
   t.match(run, { status: 'failed', counts: { total: 1, passed: 0, failed: 1 } })
-  const c = run.cases[0]
+  const c = run.cases[0]!
   t.equal(c.status, 'failed')
   t.same(
     c.assertions.map((a: { status: string }) => a.status),
@@ -98,7 +98,7 @@ t.test('a caller who hangs up before the end, and a tool with no answer given', 
   const sid = await suite(s.a, s.owner, wf, [unmocked, scripted('one line only', ['Ayşe'], [{ type: 'said', text: 'booked' }])])
   const run = await runToEnd(s.a, s.owner, sid)
   t.equal(run.status, 'failed')
-  const [first, second] = run.cases
+  const [first, second] = [run.cases[0]!, run.cases[1]!]
   t.equal(first.status, 'failed')
   t.match(first.reason, /disposition "booking_failed", expected "booked"/, 'an unmocked tool fails, so the failure branch ran')
   t.match(first.tool_calls, [{ ok: false }])
@@ -128,7 +128,7 @@ t.test('a caller who hangs up before the end, and a tool with no answer given', 
   })
   const sid2 = await suite(s.a, s.owner, wf2, [scripted('short script', ['one'], [{ type: 'ended' }, { type: 'path', nodes: ['q2'] }])])
   const run2 = await runToEnd(s.a, s.owner, sid2)
-  const c = run2.cases[0]
+  const c = run2.cases[0]!
   t.same(c.ended, { ended: false, disposition: null, by: 'caller' })
   t.match(c.assertions, [{ status: 'failed', reason: /did not end the call: the caller hung up first/ }, { status: 'passed' }])
 })
