@@ -52,7 +52,9 @@ CREATE TABLE automation_runs (
   UNIQUE (automation_id, event_key)
 );
 CREATE INDEX automation_runs_list ON automation_runs(automation_id, created_at);
-CREATE INDEX automation_runs_due ON automation_runs(status, next_attempt_at) WHERE status IN ('pending', 'running');
+-- The worker's queue (its WHERE is the due query's, so the planner takes it) and the retention sweep.
+CREATE INDEX automation_runs_due ON automation_runs(next_attempt_at) WHERE status = 'pending';
+CREATE INDEX automation_runs_finished ON automation_runs(finished_at) WHERE finished_at IS NOT NULL;
 
 -- Every attempt of a run: the input actually sent (null when the mapping could not be rendered),
 -- the action's output or error, and its timing. outcome null while in flight; interrupted when the
