@@ -157,7 +157,9 @@ const SecretHeaders = Headers.describe(
 function checkPlaceholders(v: { parameters?: Record<string, unknown>; runs?: ToolRunsT; secret_headers?: Record<string, string> }, ctx: z.RefinementCtx) {
   const declared = new Set(Object.keys((v.parameters?.properties as Record<string, unknown> | undefined) ?? {}))
   const runs = v.runs
-  if (runs && v.parameters) {
+  // Parameters that do not compile are reported at their own field; naming every placeholder as
+  // undeclared as well would only bury that.
+  if (runs && v.parameters && compileAnalysisSchema(v.parameters).ok) {
     const used: [string[], (string | number)[]][] =
       runs.type === 'http'
         ? [
