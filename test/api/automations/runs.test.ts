@@ -307,3 +307,19 @@ t.test("one organization's hanging endpoint holds at most its share of the worke
     { status: 'running', n: 1 },
   ])
 })
+
+t.test('finished runs are deleted after the retention period; waiting ones are kept', async (t) => {
+  const s = await scene(t, { OZAN_AUTOMATION_RETENTION_DAYS: '2' })
+  await createAutomation(s)
+  publish(s, 'session.completed', { session_uuid: 'old' })
+  await settle(s)
+  s.clock.advance(86_400_000)
+  s.slack.fail({ kind: 'status', status: 503 })
+  publish(s, 'session.completed', { session_uuid: 'waiting' })
+  await s.a.services.automationWorker.settled()
+  t.equal(s.a.services.automationWorker.prune(), 0, 'nothing is old enough yet')
+  s.clock.advance(86_400_000 + 1)
+  t.equal(s.a.services.automationWorker.prune(), 1, 'the run finished two days ago')
+  const left = s.a.db.prepare('SELECT status FROM automation_runs').all()
+  t.same(left, [{ status: 'pending' }], 'the run waiting for its retry stays')
+})
