@@ -158,6 +158,16 @@ t.test('runs and calls: a published agent answers a chat call, controlled by too
   t.equal(fetched.json.call_uuid ?? fetched.json.id, started.json.call_uuid)
   const run = await call(client, 'run_agent_text', { workflow_uuid: id, input: 'hayır' })
   t.notOk(run.isError, JSON.stringify(run.json))
+
+  // control_call's body is a union: it is the one argument `body`, validated as REST validates it.
+  const live = await call(client, 'start_call', { channel: 'chat', workflow_uuid: id })
+  const wrong = await call(client, 'control_call', { call_uuid: live.json.call_uuid, body: { action: 'dance' } })
+  t.equal(wrong.json.status, 422)
+  t.equal(wrong.json.detail[0].loc[0], 'body')
+  const ended = await call(client, 'control_call', { call_uuid: live.json.call_uuid, body: { action: 'end', immediately: true } })
+  t.notOk(ended.isError, JSON.stringify(ended.json))
+  const calls = await call(client, 'list_calls', {})
+  t.ok(JSON.stringify(calls.json).includes(live.json.call_uuid), 'list_calls lists it')
 })
 
 t.test('localization helpers take typed arguments for their query parameters', async (t) => {
