@@ -102,7 +102,7 @@ export class TestRunWorker {
     for (;;) {
       await new Promise((r) => setImmediate(r))
       if (this.inFlight.size) await Promise.allSettled([...this.inFlight])
-      else if (this.stop.signal.aborted || this.deps.repos.testRuns.due(1).length === 0) return
+      else if (this.stop.signal.aborted || this.deps.repos.testRuns.due(1, this.voiceAvailable).length === 0) return
       else this.wake()
     }
   }
@@ -118,7 +118,7 @@ export class TestRunWorker {
     const free = this.options.concurrency - this.inFlight.size
     if (free <= 0 || this.stop.signal.aborted) return
     const now = this.deps.clock.now()
-    for (const row of this.deps.repos.testRuns.due(free)) {
+    for (const row of this.deps.repos.testRuns.due(free, this.voiceAvailable)) {
       if (!this.deps.repos.testRuns.claim(row.run_id, row.position, now)) continue
       const running: Promise<void> = this.run(row)
         .catch((err: unknown) => this.deps.logger.error({ err, run_id: row.run_id, position: row.position }, 'test case failed unexpectedly'))

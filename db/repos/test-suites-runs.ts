@@ -86,7 +86,12 @@ export class TestRunsRepo {
     this.casesStmt = db.prepare<[string], TestRunCaseRow>('SELECT * FROM test_run_cases WHERE run_id = ? ORDER BY position')
     this.activeStmt = db.prepare(`SELECT COUNT(*) AS n FROM test_runs WHERE ${SCOPED} AND status IN ('queued', 'running')`)
     // Oldest first, then by run and position: a run's cases go out in their order.
-    this.dueStmt = db.prepare<[number], TestRunCaseRow>(`SELECT * FROM test_run_cases WHERE status = 'pending' ORDER BY queued_at, run_id, position LIMIT ?`)
+    // A process with no call engine leaves voice cases to one that has it.
+    this.dueStmt = db.prepare<[number, number], TestRunCaseRow>(
+      `SELECT * FROM test_run_cases WHERE status = 'pending'
+         AND (? = 1 OR run_id IN (SELECT id FROM test_runs WHERE mode = 'text'))
+       ORDER BY queued_at, run_id, position LIMIT ?`,
+    )
     this.claimStmt = db.prepare(
       `UPDATE test_run_cases SET status = 'running', attempts = attempts + 1, started_at = @now WHERE run_id = @run AND position = @pos AND status = 'pending'`,
     )
@@ -139,8 +144,9 @@ export class TestRunsRepo {
   activeCount(s: Scope): number {
     return (this.activeStmt.get({ org: s.organizationId, env: s.environmentId }) as { n: number }).n
   }
-  due(limit: number): TestRunCaseRow[] {
-    return this.dueStmt.all(limit)
+  /** Pending cases, oldest first; voice runs' too only when `withVoice`. */
+  due(limit: number, withVoice: boolean): TestRunCaseRow[] {
+    return this.dueStmt.all(withVoice ? 1 : 0, limit)
   }
   /** Marks a pending case running (and its run, if it was queued); false when it was taken or gone. */
   claim(runId: string, position: number, now: number): boolean {

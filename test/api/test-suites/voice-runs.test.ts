@@ -2,10 +2,10 @@ import t, { type Test } from 'tap'
 import { runVoiceCasesOn } from '../../../api/test-suites/index.js'
 import { startEngine } from '../../../api/index.js'
 import { createLogger, loadConfig } from '../../../core/index.js'
-import { startDeepgramStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
+import { startDeepgramStandIn, startOpenAiStandIn } from '../../../engine/pipeline/providers/stand-ins/index.js'
 import { startTestApp } from '../../helpers/app.js'
 import { expectStatus, newOwner } from '../../helpers/tenancy-fixtures.js'
-import { BOOKED, BOOKING_GRAPH, finished, S, W } from './suite-fixtures.js'
+import { BOOKED, BOOKING_GRAPH, finished, KEY, S, W } from './suite-fixtures.js'
 
 // Voice runs: the case runs through the real call engine as a call. The caller's lines are spoken
 // by the agent's own TTS (espeak here) and streamed in real time; the engine's VAD and the Deepgram
@@ -18,7 +18,11 @@ const VOICE_CONFIG = { language: 'en-US', stt: { provider: 'deepgram' }, tts: { 
 async function voiceScene(t: Test) {
   const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
   t.teardown(() => dg.close())
-  const a = await startTestApp({ env: { OZAN_ENGINE_SOCKET: 'ws', OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' } })
+  const llm = await startOpenAiStandIn({ apiKey: KEY })
+  t.teardown(() => llm.close())
+  const a = await startTestApp({
+    env: { OZAN_ENGINE_SOCKET: 'ws', OZAN_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8', OZAN_OPENAI_API_KEY: KEY, OZAN_OPENAI_BASE_URL: llm.url },
+  })
   const engine = await startEngine({
     services: a.services,
     config: loadConfig({ OZAN_ENGINE_SOCKET: 'ws' }),
@@ -40,7 +44,7 @@ async function voiceScene(t: Test) {
     'agent',
   ).id
   expectStatus(await a.request('POST', `${W}/${wf}/publish`, { token: owner.token }), 200, 'publish')
-  return { a, dg, owner, wf, engine }
+  return { a, dg, llm, owner, wf, engine }
 }
 
 t.test('a scripted case over voice: heard, answered, measured, judged', async (t) => {
@@ -124,4 +128,47 @@ t.test('a voice run on a server with no call engine is refused', async (t) => {
   const res = await a.request('POST', `${S}/${suite}/runs`, { token: owner.token, body: { mode: 'voice' } })
   t.equal(res.status, 409)
   t.equal(res.body.error.code, 'voice_unavailable')
+})
+
+t.test('a simulated caller over voice: the LLM says the lines, the engine hears them, a rubric judges the call', async (t) => {
+  const { a, dg, llm, owner, wf } = await voiceScene(t)
+  dg.script('Ayşe')
+  llm.fallback((last) => {
+    if (last.startsWith('Criteria:')) return { text: '{"pass": true, "reason": "The agent booked the caller."}' }
+    if (last.includes('May I have your name?')) return { text: 'Ayşe' }
+    return last.includes('booked') ? { text: '[END]' } : null
+  })
+  const body = {
+    name: 'Simulated voice',
+    workflow_uuid: wf,
+    cases: [
+      {
+        name: 'simulated',
+        caller: { type: 'simulated', persona: 'Ayşe, brief.', goal: 'Book Monday.', max_turns: 3 },
+        tool_results: BOOKED,
+        assertions: [
+          { type: 'variable', name: 'name', equals: 'Ayşe' },
+          { type: 'rubric', criteria: 'The agent books the caller.' },
+          { type: 'latency', max_response_ms: 1 },
+        ],
+      },
+    ],
+  }
+  const suite = expectStatus(await a.request('POST', S, { token: owner.token, body }), 201, 'suite').id
+  const started = expectStatus(await a.request('POST', `${S}/${suite}/runs`, { token: owner.token, body: { mode: 'voice' } }), 202, 'voice run')
+  const c = (await finished(a, owner, suite, started.id)).cases[0]!
+  t.equal(c.status, 'failed', 'the 1 ms latency bound fails, and nothing else')
+  t.match(c.assertions, [
+    { type: 'variable', status: 'passed' },
+    { type: 'rubric', status: 'passed', reason: 'Judge: The agent booked the caller.' },
+    { type: 'latency', status: 'failed', reason: /Responses over 1 ms: turn 1: \d+ ms/ },
+  ])
+  t.match(c.voice, { turns: [{ caller_text: 'Ayşe', heard: 'Ayşe', barge_in: false }] })
+  const simulator = llm.requests.find((r) => String(r.messages[0]?.content).includes('Book Monday.'))
+  t.ok(simulator, 'the simulator was asked')
+  t.match(
+    simulator?.messages.at(-1),
+    { role: 'user', content: 'Hello! Who is calling? May I have your name?' },
+    'with the agent’s line as the call recorded it',
+  )
 })
