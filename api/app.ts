@@ -2,6 +2,7 @@ import Koa, { type Context } from 'koa'
 import Router from '@koa/router'
 import { apiKeyRoutes } from './api-keys/routes.js'
 import { auditRoutes } from './audit/routes.js'
+import { automationRoutes } from './automations/index.js'
 import { billingRoutes } from './billing/index.js'
 import { authRoutes } from './auth/routes.js'
 import { credentialRoutes } from './credentials/routes.js'
@@ -13,6 +14,8 @@ import { integrationRoutes } from './integrations/routes.js'
 import { localizationRoutes } from './localization/index.js'
 import { errorHandler, requestContext, unmatched } from './http/middleware.js'
 import { mountRoutes } from './http/mount.js'
+import { createRouteCarrier } from './http/carrier.js'
+import { mountMcp } from '../mcp/index.js'
 import type { AnyRoute } from './http/route.js'
 import { mountDocsPage } from './openapi/docs-page.js'
 import { mountClientAssets } from './client-assets/index.js'
@@ -28,6 +31,8 @@ import { sessionRoutes } from './sessions/routes.js'
 import { knowledgeBaseRoutes } from './knowledge-base/routes.js'
 import { webhookRoutes } from './webhooks/routes.js'
 import { workflowRoutes } from './workflows/routes.js'
+import { testSuiteRoutes } from './test-suites/index.js'
+import { toolRoutes } from './tools/index.js'
 import { createServices, type ServiceDeps, type Services } from './services.js'
 import { Authenticator } from './security/authenticate.js'
 
@@ -62,12 +67,15 @@ export function createApp(deps: AppDeps): App {
     ...rbacRoutes(services.rbac),
     ...workflowRoutes(services.workflows, (key) => services.providers.installedVoices(key)),
     ...sessionRoutes(services.sessions),
+    ...testSuiteRoutes(services.testSuites),
     ...callRoutes(services.calls),
     ...knowledgeBaseRoutes(services.knowledge),
     ...irisRoutes(services.iris),
     ...credentialRoutes(services.credentials),
     ...integrationRoutes(services.integrations),
+    ...toolRoutes(services.tools),
     ...webhookRoutes(services.webhooks),
+    ...automationRoutes(services.automations),
     ...sipTrunkRoutes(services.sipTrunks),
     ...phoneNumberRoutes(services.phoneNumbers),
     ...providerRoutes(services.providers),
@@ -89,7 +97,7 @@ export function createApp(deps: AppDeps): App {
   mountDocsPage(router)
   mountClientAssets(router)
   mountCallPage(router)
-  mountRoutes(router, routes, {
+  const pipeline = mountRoutes(router, routes, {
     authenticator: new Authenticator(repos, services.authCache, tokens, clock),
     auditor: services.auditor,
     limiter,
@@ -99,6 +107,8 @@ export function createApp(deps: AppDeps): App {
     validateResponses: deps.validateResponses ?? false,
     turns: services.apiTurns,
   })
+  // MCP over Streamable HTTP at /mcp: the same operations as tools, run through the same pipeline (docs/mcp.md).
+  mountMcp(router, createRouteCarrier(routes, pipeline, { bodyLimitBytes: config.bodyLimitBytes, logger }))
 
   // Requests that reached an organization are kept as API request logs (batched off the path).
   const logRequest = (ctx: Context, durationMs: number) => {

@@ -10,6 +10,7 @@ import { createRepos, tenancyVersions, type Db, type Repos } from '../db/index.j
 import type { LlmClient } from '../engine/graph-runtime/index.js'
 import { OpenAiLlm } from '../engine/pipeline/providers/llm/index.js'
 import { AnalysisWorker, analysisLlmFor } from './analysis/index.js'
+import { AutomationService, AutomationWorker } from './automations/index.js'
 import { ApiKeyService } from './api-keys/service.js'
 import { Auditor } from './audit/auditor.js'
 import { type BillingService, createBilling } from './billing/index.js'
@@ -45,6 +46,8 @@ import { subscribeOutbox } from './webhooks/outbox.js'
 import { EndpointSealer } from './webhooks/sealing.js'
 import { WebhookService } from './webhooks/service.js'
 import { WorkflowService } from './workflows/service.js'
+import { TestRunWorker, TestSuiteService } from './test-suites/index.js'
+import { ToolSecretSealer, ToolService } from './tools/index.js'
 
 export interface ServiceDeps {
   db: Db
@@ -81,10 +84,18 @@ export interface Services {
   /** The outbound guard and guarded connection pool of organizations' provider base URLs. */
   providerNetwork: ProviderNetwork
   integrations: IntegrationService
+  /** The organization's library of function tools (api/tools, docs/tools.md). */
+  tools: ToolService
   webhooks: WebhookService
   webhookDispatcher: WebhookDispatcher
   /** Post-call analysis jobs (api/analysis, docs/analysis.md). */
   analysis: AnalysisWorker
+  /** Event-triggered integration actions (api/automations, docs/automations.md) and their worker. */
+  automations: AutomationService
+  automationWorker: AutomationWorker
+  /** Test suites and the worker running their runs' cases (api/test-suites, docs/test-suites.md). */
+  testSuites: TestSuiteService
+  testRunWorker: TestRunWorker
   mailer: Mailer
   requestLogs: RequestLogBuffer
   calls: CallService
@@ -125,6 +136,10 @@ export function createServices(deps: ServiceDeps): ServicesHandle {
   services.webhookDispatcher.start()
   // Post-call analyses of sessions that end from now on, and those the last stop left unfinished.
   services.analysis.start()
+  // Automation runs for events from now on, and those the last stop left pending or unfinished.
+  services.automationWorker.start()
+  // Test-run cases queued or left running by the last stop.
+  services.testRunWorker.start()
   // Mail that failed to send is retried every minute while SMTP is configured.
   const retry = config.smtpUrl ? setInterval(() => void services.mailer.dispatch(), 60_000).unref() : null
   return {
@@ -135,6 +150,8 @@ export function createServices(deps: ServiceDeps): ServicesHandle {
       if (retry) clearInterval(retry)
       services.requestLogs.close()
       await services.analysis.close()
+      await services.testRunWorker.close()
+      await services.automationWorker.close()
       await services.webhookDispatcher.close(Math.min(config.shutdownTimeoutMs, 5000))
       await services.knowledge.close()
       await services.providerNetwork.close()
@@ -194,6 +211,17 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     return access && new OpenAiLlm({ apiKey: access.apiKey, baseURL: access.baseURL, timeoutMs: config.llmTimeoutMs, ...connections })
   }
   const integrations = new IntegrationService({ repos, credentials, auditor, logger, guard: providers.guard, timeoutMs: config.integrationTimeoutMs })
+  // Library tools run through the integration actions (an HTTP tool is the http action), so every
+  // exchange passes the same outbound guard and deadline rules.
+  const tools = new ToolService({
+    repos,
+    clock,
+    auditor,
+    logger,
+    sealer: new ToolSecretSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey)),
+    guard: providers.guard,
+    actionsFor: (organizationId) => integrations.runnerFor(organizationId),
+  })
   // Hybrid ranking when OZAN_EMBEDDINGS_MODEL is set: embeddings by the LLM's key and base URL.
   const knowledge = new KnowledgeService(repos, clock, {
     quota: entitlementGuard,
@@ -211,6 +239,19 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     options: { maxInFlight: config.webhookMaxInFlight, maxPerEndpoint: config.webhookMaxPerEndpoint, retentionDays: config.webhookRetentionDays },
   })
   subscribeOutbox(bus, repos, webhookDispatcher)
+  const automationWorker = new AutomationWorker({
+    repos,
+    bus,
+    clock,
+    logger,
+    runnerFor: (organizationId) => integrations.runnerFor(organizationId),
+    options: {
+      concurrency: config.automationConcurrency,
+      maxAttempts: config.automationMaxAttempts,
+      retryBaseMs: config.automationRetryBaseMs,
+      retentionDays: config.automationRetentionDays,
+    },
+  })
   // Tool nodes and LLM tools run integration actions; knowledge nodes search the session's own
   // organization and environment.
   const sessions = new SessionService({
@@ -221,10 +262,22 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     meter: billing,
     llmFor,
     // describe: the LLM is offered each action's exact input schema, so its arguments validate.
-    toolsFor: (organizationId) => ({ ...integrations.runnerFor(organizationId), describe: (ref) => integrations.describeAction(ref) }),
+    toolsFor: (organizationId) => ({
+      ...integrations.runnerFor(organizationId),
+      describe: (ref) => integrations.describeAction(ref),
+      ...tools.runnerFor(organizationId),
+    }),
     knowledgeFor: (scope) => knowledge.forScope(scope),
     // Voice turns: STT and TTS by the agent's config, keys and base URLs from stored credentials.
     voiceFor: voiceProvidersFor({ openAiAccess, deepgramAccess, organizationConnections, maxAudioMs: MAX_VOICE_TURN_MS }),
+  })
+  // Test cases run the agent as text sessions do: the same LLM, tools and knowledge of the scope.
+  const testRunWorker = new TestRunWorker({
+    repos,
+    clock,
+    logger,
+    runtimeIO: (scope) => sessions.runtimeIO(scope),
+    options: { concurrency: config.testRunConcurrency, maxAttempts: config.testRunMaxAttempts, caseTimeoutMs: config.testCaseTimeoutMs },
   })
   const trunkPasswords = new TrunkPasswordSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
   // The live-call cap the engine counts against is the plan's (the stricter of it and the server's).
@@ -268,6 +321,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     credentials,
     providerNetwork: providers,
     integrations,
+    tools,
     knowledge,
     webhookDispatcher,
     analysis: new AnalysisWorker({
@@ -278,12 +332,16 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
       llmFor: analysisLlmFor({ accessFor: openAiAccess, organizationConnections, timeoutMs: config.analysisTimeoutMs }),
       options: { concurrency: config.analysisConcurrency, maxAttempts: config.analysisMaxAttempts, retryBaseMs: config.analysisRetryBaseMs },
     }),
+    automationWorker,
+    automations: new AutomationService({ repos, clock, worker: automationWorker }),
+    testRunWorker,
+    testSuites: new TestSuiteService({ repos, clock, wake: () => testRunWorker.wake(), voiceAvailable: () => testRunWorker.voiceAvailable }),
     webhooks: new WebhookService({ repos, sealer, clock, dispatcher: webhookDispatcher, guard, quota: entitlementGuard }),
     apiKeys: new ApiKeyService(repos, clock, entitlementGuard),
     rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS, quota: entitlementGuard }),
     organizations: new OrganizationService(repos, accounts, auditor, clock, config.regions),
     projects: new ProjectService(repos, clock),
-    workflows: new WorkflowService(repos, bus, clock, entitlementGuard),
+    workflows: new WorkflowService(repos, bus, clock, entitlementGuard, (organizationId, definition, at) => tools.pin(organizationId, definition, at)),
     sessions,
     iris: new IrisService(repos, llmFor),
     requestLogs: new RequestLogBuffer(repos, clock, logger, { retentionDays: config.requestLogRetentionDays }),

@@ -1,6 +1,5 @@
 import { ConfigError, createLogger, loadConfig, loadSecrets, systemClock } from '../core/index.js'
 import { migrate, MigrationError, openDatabase } from '../db/index.js'
-import { createApp, createServices, listen, reportAbandonedCalls, startEngine, startTelephony } from '../api/index.js'
 
 /**
  * `npm start`: the shell (REST API) and the call engine in one process, on the embedded default
@@ -15,8 +14,14 @@ const SHUTDOWN_GRACE_MS = 5_000
 
 async function main(): Promise<void> {
   const arg = process.argv[2] ?? 'all'
+  // `ozan mcp`: an MCP server on stdio bridged to a running server's /mcp with OZAN_API_KEY
+  // (docs/mcp.md). It opens no database and writes nothing to stdout but the protocol.
+  // The bridge loads only mcp/ (the API's modules take seconds of CPU to load, on every launch of
+  // an MCP client), so the rest is imported below it.
+  if (arg === 'mcp') return (await import('../mcp/index.js')).runStdioBridgeFromEnv()
+  const { createApp, createServices, listen, reportAbandonedCalls, startEngine, startTelephony } = await import('../api/index.js')
   if (arg !== 'all' && arg !== 'api' && arg !== 'engine') {
-    console.error(`ozan: unknown command "${arg}" (use: all, api, engine)`)
+    console.error(`ozan: unknown command "${arg}" (use: all, api, engine, mcp)`)
     process.exit(64) // EX_USAGE
   }
   const role: Role = arg

@@ -66,6 +66,15 @@ export interface Config {
   analysisMaxAttempts: number
   analysisRetryBaseMs: number
   analysisTimeoutMs: number
+  /** Test-suite runs (api/test-suites): cases run at once, starts per case, one case's deadline. */
+  testRunConcurrency: number
+  testRunMaxAttempts: number
+  testCaseTimeoutMs: number
+  /** Automations (api/automations): runs worked at once, automatic attempts per run, first retry's backoff, days finished runs are kept. */
+  automationConcurrency: number
+  automationMaxAttempts: number
+  automationRetryBaseMs: number
+  automationRetentionDays: number
   /** The call engine's WebSocket server (web calls): bind address, port (0: any free one), transport. */
   engineHost: string
   enginePort: number
@@ -201,6 +210,13 @@ const VARIABLES = {
   OZAN_ANALYSIS_MAX_ATTEMPTS: [int(1, 20), '4'],
   OZAN_ANALYSIS_RETRY_BASE_MS: [int(0, 300_000), '5000'],
   OZAN_ANALYSIS_TIMEOUT_MS: [int(1000, 600_000), '60000'],
+  OZAN_TEST_RUN_CONCURRENCY: [int(1, 64), '2'],
+  OZAN_TEST_RUN_MAX_ATTEMPTS: [int(1, 10), '2'],
+  OZAN_TEST_CASE_TIMEOUT_MS: [int(1000, 3_600_000), '300000'],
+  OZAN_AUTOMATION_CONCURRENCY: [int(1, 64), '4'],
+  OZAN_AUTOMATION_MAX_ATTEMPTS: [int(1, 20), '4'],
+  OZAN_AUTOMATION_RETRY_BASE_MS: [int(0, 300_000), '5000'],
+  OZAN_AUTOMATION_RETENTION_DAYS: [int(1, 3650), '30'],
   OZAN_ENGINE_HOST: [z.string().min(1).optional(), undefined],
   OZAN_ENGINE_PORT: [int(0, 65535), '8081'],
   OZAN_ENGINE_SOCKET: [z.enum(['auto', 'uws', 'ws']), 'auto'],
@@ -325,6 +341,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analysisMaxAttempts: v.OZAN_ANALYSIS_MAX_ATTEMPTS,
     analysisRetryBaseMs: v.OZAN_ANALYSIS_RETRY_BASE_MS,
     analysisTimeoutMs: v.OZAN_ANALYSIS_TIMEOUT_MS,
+    testRunConcurrency: v.OZAN_TEST_RUN_CONCURRENCY,
+    testRunMaxAttempts: v.OZAN_TEST_RUN_MAX_ATTEMPTS,
+    testCaseTimeoutMs: v.OZAN_TEST_CASE_TIMEOUT_MS,
+    automationConcurrency: v.OZAN_AUTOMATION_CONCURRENCY,
+    automationMaxAttempts: v.OZAN_AUTOMATION_MAX_ATTEMPTS,
+    automationRetryBaseMs: v.OZAN_AUTOMATION_RETRY_BASE_MS,
+    automationRetentionDays: v.OZAN_AUTOMATION_RETENTION_DAYS,
     engineHost: v.OZAN_ENGINE_HOST ?? v.OZAN_HOST,
     enginePort: v.OZAN_ENGINE_PORT,
     engineSocket: v.OZAN_ENGINE_SOCKET,

@@ -22,6 +22,11 @@ import { SipTrunksRepo } from './repos/sip-trunks.js'
 import { PhoneNumbersRepo } from './repos/phone-numbers.js'
 import { EntitlementsRepo } from './repos/entitlements.js'
 import { AnalysisRepo } from './repos/analysis.js'
+import { AutomationsRepo } from './repos/automations.js'
+import { AutomationRunsRepo } from './repos/automation-runs.js'
+import { ToolsRepo } from './repos/tools.js'
+import { TestSuitesRepo } from './repos/test-suites.js'
+import { TestRunsRepo } from './repos/test-suites-runs.js'
 
 export { openDatabase, migrate, MigrationError, MIGRATIONS_DIR, type Db } from './database.js'
 export type { UserRow } from './repos/users.js'
@@ -46,6 +51,11 @@ export type { SipTrunkRow, NewSipTrunk, SipTrunkChanges, TrunkRegistrationState 
 export type { PhoneNumberRow, PhoneNumberChanges } from './repos/phone-numbers.js'
 export type { OrganizationPlanRow, FeatureFlagRow, OrganizationUsage } from './repos/entitlements.js'
 export type { AnalysisJobRow, AnalysisJobStatus } from './repos/analysis.js'
+export type { AutomationRow, AutomationChanges, AutomationScope } from './repos/automations.js'
+export type { AutomationRunRow, AutomationAttemptRow, AutomationRunStatus, AutomationAttemptTrigger, AttemptEnd } from './repos/automation-runs.js'
+export type { ToolRow, ToolVersionRow, NewToolVersion } from './repos/tools.js'
+export type { TestSuiteRow, TestSuiteChanges } from './repos/test-suites.js'
+export type { TestRunRow, TestRunCaseRow, TestRunStatus, TestCaseStatus, CaseEnd } from './repos/test-suites-runs.js'
 export { ENVIRONMENT_SLUGS } from './repos/organizations.js'
 export { tenancyVersions, TenancyVersions, type VersionStamp } from './tenancy-versions.js'
 
@@ -73,6 +83,11 @@ export interface Repos {
   phoneNumbers: PhoneNumbersRepo
   entitlements: EntitlementsRepo
   analysis: AnalysisRepo
+  automations: AutomationsRepo
+  automationRuns: AutomationRunsRepo
+  tools: ToolsRepo
+  testSuites: TestSuitesRepo
+  testRuns: TestRunsRepo
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T
 }
@@ -102,6 +117,11 @@ export function createRepos(db: Db): Repos {
     phoneNumbers: new PhoneNumbersRepo(db),
     entitlements: new EntitlementsRepo(db),
     analysis: new AnalysisRepo(db),
+    automations: new AutomationsRepo(db),
+    automationRuns: new AutomationRunsRepo(db),
+    tools: new ToolsRepo(db),
+    testSuites: new TestSuitesRepo(db),
+    testRuns: new TestRunsRepo(db),
     transaction: (fn) => db.transaction(fn)(),
   }
 }

@@ -154,8 +154,9 @@ export class SessionCallRecorder implements CallRecorder {
     if (kind === 'tool_call') {
       // Announced when it happens (a receiver may act on it during the call), but off the audio
       // path: publishing writes the webhook outbox.
-      const { call_id, integration, action, input } = data
-      setImmediate(() => this.publish('function.called', { ...this.base(), call_id, integration, action, input }, this.options.clock.now()))
+      const { call_id, integration, action, input, tool } = data
+      const payload = { ...this.base(), call_id, integration, action, input, ...(tool !== undefined && { tool }) }
+      setImmediate(() => this.publish('function.called', payload, this.options.clock.now()))
     }
     if (SKIPPED.has(kind)) return
     if (this.events >= MAX_EVENTS) {

@@ -78,7 +78,33 @@ export const ERRORS = {
     'The delivery is waiting or being sent; redeliver it once it has finished.',
     'Teslimat bekliyor ya da gönderiliyor; bittikten sonra yeniden gönderin.',
   ],
+  tool_name_taken: [409, 'The organization already has a tool with this name.', 'Kuruluşta bu adda bir araç zaten var.'],
+  tool_limit: [
+    409,
+    'The organization already has the most tools allowed (200): delete one first.',
+    'Kuruluşta izin verilen en fazla araç (200) zaten var: önce birini silin.',
+  ],
+  tool_secrets_unreadable: [
+    409,
+    "The tool's secret headers cannot be decrypted (the encryption key changed): send them again with PATCH.",
+    'Aracın gizli başlıkları çözülemiyor (şifreleme anahtarı değişti): PATCH ile yeniden gönderin.',
+  ],
   endpoint_disabled: [409, 'The webhook endpoint is disabled: enable it to redeliver.', 'Webhook uç noktası devre dışı: yeniden göndermek için etkinleştirin.'],
+  automation_limit: [
+    409,
+    'This environment already has the most automations allowed (50): delete one first.',
+    'Bu ortamda izin verilen en fazla otomasyon (50) zaten var: önce birini silin.',
+  ],
+  run_in_progress: [
+    409,
+    'The run is waiting or in progress; retry it once it has finished.',
+    'Çalıştırma bekliyor ya da sürüyor; bittikten sonra yeniden deneyin.',
+  ],
+  automation_disabled: [
+    409,
+    'The automation is disabled: enable it to retry its runs.',
+    'Otomasyon devre dışı: çalıştırmalarını yeniden denemek için etkinleştirin.',
+  ],
   sip_trunk_limit: [
     409,
     'This environment already has the most SIP trunks allowed (50): delete one first.',
@@ -99,6 +125,26 @@ export const ERRORS = {
     409,
     'This organization already has the most feature flags allowed (100): change an existing one.',
     'Bu kuruluşta izin verilen en fazla özellik bayrağı (100) zaten var: mevcut birini değiştirin.',
+  ],
+  test_suite_limit: [
+    409,
+    'This environment already has the most test suites allowed (200): delete one first.',
+    'Bu ortamda izin verilen en fazla test paketi (200) zaten var: önce birini silin.',
+  ],
+  test_run_limit: [
+    409,
+    'This environment already has the most test runs queued or running (10): wait for one to finish.',
+    'Bu ortamda sırada ya da çalışmakta olan en fazla test koşusu (10) zaten var: birinin bitmesini bekleyin.',
+  ],
+  suite_agent_missing: [
+    409,
+    "The suite's agent was deleted: point the suite at another agent (PATCH workflow_uuid) to run it.",
+    'Paketin ajanı silindi: çalıştırmak için paketi başka bir ajana yönlendirin (PATCH workflow_uuid).',
+  ],
+  voice_unavailable: [
+    409,
+    'Voice test runs are not available on this server: it runs no call engine.',
+    'Bu sunucuda sesli test koşuları kullanılamıyor: bir arama motoru çalıştırmıyor.',
   ],
   already_member: [409, 'This person is already a member of the organization.', 'Bu kişi zaten kuruluşun üyesi.'],
   invitation_email_mismatch: [403, 'This invitation was sent to another email address.', 'Bu davet başka bir e-posta adresine gönderildi.'],

@@ -25,6 +25,11 @@ export class WorkflowService {
     private readonly clock: Clock,
     /** The plan's agent limit (402 quota_exceeded). */
     private readonly quota: Pick<EntitlementGuard, 'assertRoom'>,
+    /**
+     * Pins the library tools a graph names to their newest versions at publish (api/tools), so a
+     * published version keeps each tool as it was; throws a 422 for a tool the organization lacks.
+     */
+    private readonly pinTools: (organizationId: string, definition: string, at: (string | number)[]) => string = (_, d) => d,
   ) {}
 
   create(p: Principal, input: { name: string; description: string; template_id?: string; definition?: Definition; config?: AgentConfig }): WorkflowDetailT {
@@ -90,8 +95,9 @@ export class WorkflowService {
     const row = this.row(p, id)
     const definition = JSON.parse(row.draft_definition) as Definition
     assertValid(definition, ['draft', 'definition'])
+    const pinned = this.pinTools(p.organizationId, row.draft_definition, ['draft', 'definition'])
     const now = this.clock.now()
-    const version = this.repos.workflows.publish(row, row.draft_definition, row.draft_config, p.userId, now)
+    const version = this.repos.workflows.publish(row, pinned, row.draft_config, p.userId, now)
     const env = this.environment(p)
     this.bus.publish({
       type: 'workflow.published',
@@ -120,7 +126,7 @@ export class WorkflowService {
     const dest = this.resolveTarget(p, source, target)
     if (dest.id === source.id) throw new ApiError('same_environment')
     const snapshot = row.latest_version === null ? null : repos.workflows.version(row.id, row.latest_version)!
-    const definition = snapshot?.definition ?? row.draft_definition
+    const definition = snapshot?.definition ?? this.pinTools(p.organizationId, row.draft_definition, ['draft', 'definition'])
     const config = snapshot?.config ?? row.draft_config
     const now = clock.now()
     const newId = randomUUID()

@@ -9,6 +9,10 @@ import {
   createPhoneNumber,
   createTrunk,
   createWebhookEndpoint,
+  createAutomation,
+  createFailedRun,
+  createTool,
+  createTestSuite,
   createWorkflow,
   credentialSample,
   expectStatus,
@@ -310,6 +314,28 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     })
     return { res, expect: { ...byOwner(s, 'integration.action_run', 'integration', 'http'), outcome: 'failure' } }
   },
+  tools_create: async (s) => {
+    const body = { name: 'audited_tool', description: 'A tool.', runs: { type: 'http', url: 'https://93.184.216.34/hook' } }
+    const res = await s.send('POST', '/api/v1/tools', { token: s.owner.token, body })
+    return { res, expect: byOwner(s, 'tool.created', 'tool', res.body.id) }
+  },
+  tools_update: async (s) => {
+    const id = await createTool(s.a, s.owner)
+    const res = await s.send('PATCH', `/api/v1/tools/${id}`, { token: s.owner.token, body: { description: 'Changed.' } })
+    return { res, expect: byOwner(s, 'tool.updated', 'tool', id) }
+  },
+  tools_delete: async (s) => {
+    const id = await createTool(s.a, s.owner)
+    return { res: await s.send('DELETE', `/api/v1/tools/${id}`, { token: s.owner.token }), expect: byOwner(s, 'tool.deleted', 'tool', id) }
+  },
+  // The recipe app allows no private range: the loopback target is refused by the guard, so the
+  // run answers 200 ok false and is audited as a failure.
+  tools_test: async (s) => {
+    const id = await createTool(s.a, s.owner, { runs: { type: 'http', method: 'GET', url: 'https://93.184.216.34/orders/{{order_id}}' } })
+    s.a.db.prepare(`UPDATE tool_versions SET runs = json_set(runs, '$.url', 'http://127.0.0.1:9/{{order_id}}') WHERE tool_id = ?`).run(id)
+    const res = await s.send('POST', `/api/v1/tools/${id}/test`, { token: s.owner.token, body: { arguments: { order_id: '42' } } })
+    return { res, expect: { ...byOwner(s, 'tool.test_run', 'tool', id), outcome: 'failure' } }
+  },
   workflows_create: async (s) => {
     const res = await s.send('POST', '/api/v1/workflows', { token: s.owner.token, body: { name: 'Audited agent' } })
     return { res, expect: byOwner(s, 'workflow.created', 'workflow', res.body.id) }
@@ -456,6 +482,15 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     return { res, expect: byOwner(s, 'phone_number.created', 'phone_number', String(res.body.id)) }
   },
   phone_numbers_update: onNumber('phone_number.updated', 'PATCH', { label: 'Sales' }),
+  test_suites_create: async (s) => {
+    const workflowId = await createWorkflow(s.a, s.owner, { environment: 'staging' })
+    const body = { name: 'Audited suite', workflow_uuid: workflowId, cases: [{ name: 'hello', caller: { type: 'scripted', turns: ['Hello'] } }] }
+    const res = await s.send('POST', '/api/v1/test-suites', { token: s.owner.token, body })
+    return { res, expect: byOwner(s, 'test_suite.created', 'test_suite', String(res.body.id)) }
+  },
+  test_suites_update: onSuite('test_suite.updated', 'PATCH', '', { name: 'Renamed suite' }),
+  test_suites_delete: onSuite('test_suite.deleted', 'DELETE', ''),
+  test_suites_start_run: onSuite('test_run.started', 'POST', '/runs', {}),
   phone_numbers_delete: onNumber('phone_number.deleted', 'DELETE'),
   entitlements_flags_upsert: async (s) => {
     const res = await s.send('POST', '/api/v1/entitlements/flags', { token: s.owner.token, body: { key: 'beta_dialer', enabled: true } })
@@ -475,6 +510,27 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
     const res = await s.send('POST', '/api/v1/billing/topup', { token: s.owner.token, body: { amount_minor: 2500 } })
     return { res, expect: byOwner(s, 'billing.topup_started', 'credit_topup', String(res.body.topup_id)) }
   },
+  automations_create: async (s) => {
+    const res = await s.send('POST', '/api/v1/automations', {
+      token: s.owner.token,
+      body: {
+        name: 'Audited',
+        trigger: { event: 'session.completed' },
+        action: { integration: 'slack', action: 'post_message', input: { channel: '#general', text: '{{data.session_uuid}}' } },
+      },
+    })
+    return { res, expect: byOwner(s, 'automation.created', 'automation', res.body.id) }
+  },
+  automations_update: onAutomation('automation.updated', 'PATCH', { enabled: false }),
+  automations_delete: onAutomation('automation.deleted', 'DELETE'),
+  // The organization has no Slack credential: the new attempt fails at once (credential_missing), nothing is sent.
+  automations_retry_run: async (s) => {
+    const id = await createAutomation(s.a, s.owner, STAGING)
+    const runId = createFailedRun(s.a, id)
+    const res = await s.send('POST', `/api/v1/automations/${id}/runs/${runId}/retry`, { token: s.owner.token })
+    await s.a.services.automationWorker.settled()
+    return { res, expect: byOwner(s, 'automation_run.retried', 'automation_run', runId) }
+  },
   webhooks_update_endpoint: onEndpoint('webhook_endpoint.updated', 'PATCH', '', { enabled: false }),
   webhooks_delete_endpoint: onEndpoint('webhook_endpoint.deleted', 'DELETE', ''),
   webhooks_rotate_secret: onEndpoint('webhook_endpoint.secret_rotated', 'POST', '/rotate-secret', { overlap_seconds: 0 }),
@@ -492,6 +548,15 @@ export const MUTATION_RECIPES: Record<string, Recipe> = {
   },
 }
 
+/** An automation route run on a fresh staging automation; the event names that automation. */
+function onAutomation(action: string, method: string, body?: unknown): Recipe {
+  return async (s) => {
+    const id = await createAutomation(s.a, s.owner, STAGING)
+    const res = await s.send(method, `/api/v1/automations/${id}`, { token: s.owner.token, body })
+    return { res, expect: byOwner(s, action, 'automation', id) }
+  }
+}
+
 /** A webhook-endpoint route run on a fresh staging endpoint; the event names that endpoint. */
 const STAGING = { 'x-environment-id': 'staging' }
 
@@ -500,6 +565,14 @@ function onTrunk(action: string, method: string, body?: unknown): Recipe {
     const id = await createTrunk(s.a, s.owner, {}, STAGING)
     const res = await s.send(method, `/api/v1/sip-trunks/${id}`, { token: s.owner.token, body })
     return { res, expect: byOwner(s, action, 'sip_trunk', id) }
+  }
+}
+
+function onSuite(action: string, method: string, suffix: string, body?: unknown): Recipe {
+  return async (s) => {
+    const id = await createTestSuite(s.a, s.owner, STAGING)
+    const res = await s.send(method, `/api/v1/test-suites/${id}${suffix}`, { token: s.owner.token, body })
+    return { res, expect: byOwner(s, action, 'test_suite', id) }
   }
 }
 

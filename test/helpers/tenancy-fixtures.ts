@@ -110,6 +110,67 @@ export async function createPhoneNumber(a: TestApp, owner: Actor, headers?: Reco
   return expectStatus(res, 201, 'create phone number').id
 }
 
+/** A library tool (an HTTP tool to a public address literal: nothing is sent unless it is run). */
+export async function createTool(a: TestApp, owner: Actor, body: Record<string, unknown> = {}): Promise<string> {
+  const tool = {
+    name: `lookup_order_${++seq}`,
+    description: 'Look up an order by its number.',
+    parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+    runs: { type: 'http', method: 'GET', url: 'https://93.184.216.34/orders/{{order_id}}' },
+    ...body,
+  }
+  return expectStatus(await a.request('POST', '/api/v1/tools', { token: owner.token, body: tool }), 201, 'create tool').id
+}
+
+/** An automation (Slack post on session.completed) in the request's (default) environment; returns its id. */
+export async function createAutomation(a: TestApp, owner: Actor, headers?: Record<string, string>): Promise<string> {
+  const body = {
+    name: `Automation ${++seq}`,
+    trigger: { event: 'session.completed' },
+    action: { integration: 'slack', action: 'post_message', input: { channel: '#general', text: 'Ended: {{data.session_uuid}}' } },
+  }
+  return expectStatus(await a.request('POST', '/api/v1/automations', { token: owner.token, headers, body }), 201, 'create automation').id
+}
+
+/** A failed run of an automation with no attempt, written straight into the queue; returns its id. */
+export function createFailedRun(a: TestApp, automationId: string): string {
+  const automation = a.services.repos.automations.byId(automationId)!
+  const id = randomUUID()
+  const payload = JSON.stringify({ event: 'session.completed', data: { session_uuid: id } })
+  a.services.repos.automationRuns.insert(
+    {
+      id,
+      automation_id: automationId,
+      organization_id: automation.organization_id,
+      environment_id: automation.environment_id,
+      event_type: 'session.completed',
+      event_key: id,
+      payload,
+    },
+    Date.now(),
+  )
+  a.db.prepare("UPDATE automation_runs SET status = 'failed', finished_at = updated_at WHERE id = ?").run(id)
+  return id
+}
+
+/** The automation each `run_id` fixture's run belongs to. */
+const runAutomations = new Map<string, string>()
+
+/** A test suite of a fresh agent (its draft: a run needs nothing published) in the request's (default) environment. */
+export async function createTestSuite(a: TestApp, owner: Actor, headers?: Record<string, string>): Promise<string> {
+  const workflowId = await createWorkflow(a, owner, headers?.['x-environment-id'] ? { environment: headers['x-environment-id'] } : {})
+  const body = {
+    name: `Suite ${++seq}`,
+    workflow_uuid: workflowId,
+    use_draft: true,
+    cases: [{ name: 'hello', caller: { type: 'scripted', turns: ['Hello'] } }],
+  }
+  return expectStatus(await a.request('POST', '/api/v1/test-suites', { token: owner.token, headers, body }), 201, 'create test suite').id
+}
+
+/** The suite each `test_run_id` fixture's run belongs to. */
+const testRunSuites = new Map<string, string>()
+
 /** The workflows that `version` fixtures were published on, by organization and version number. */
 const versionedWorkflows = new Map<string, string[]>()
 
@@ -293,6 +354,61 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return page.items.some((d) => String(d.id) === id && d.status === 'failed')
     },
   },
+  // Library tools belong to the organization (every environment sees them). `exists` also sees
+  // the tool still at version 1, so a foreign PATCH that answered 404 but wrote a version is caught.
+  tool_id: {
+    create: (a, owner) => createTool(a, owner),
+    unknown: randomUUID,
+    exists: async (a, owner, id) => {
+      const list = expectStatus<{ id: string; latest_version: number }[]>(await a.request('GET', '/api/v1/tools', { token: owner.token }), 200, 'list tools')
+      return list.some((x) => x.id === id && x.latest_version === 1)
+    },
+  },
+  // An automation of the organization's default environment (a Slack post on session.completed;
+  // nothing runs it here: no such event is published).
+  automation_id: {
+    create: (a, owner) => createAutomation(a, owner),
+    unknown: randomUUID,
+    exists: async (a, owner, id) => (await a.request('GET', `/api/v1/automations/${id}`, { token: owner.token })).status === 200,
+  },
+  // A run names something only under its automation: a failed run written straight into the
+  // queue, under an automation of its own. `exists` sees it still failed with no attempt, so a
+  // foreign retry that answered 404 but queued it is caught.
+  run_id: {
+    create: async (a, owner) => {
+      const automationId = await createAutomation(a, owner)
+      const runId = createFailedRun(a, automationId)
+      runAutomations.set(runId, automationId)
+      return runId
+    },
+    unknown: randomUUID,
+    exists: async (a, owner, id) => {
+      const res = await a.request('GET', `/api/v1/automations/${runAutomations.get(id)}/runs/${id}`, { token: owner.token })
+      return res.status === 200 && res.body.status === 'failed' && res.body.attempt_count === 0
+    },
+  },
+  // A test suite of the default environment, never run: `exists` also sees it unrenamed and with
+  // no run, so a foreign PATCH or run start that answered 404 but acted is caught.
+  suite_id: {
+    create: (a, owner) => createTestSuite(a, owner),
+    unknown: randomUUID,
+    exists: async (a, owner, id) => {
+      const suite = await a.request('GET', `/api/v1/test-suites/${id}`, { token: owner.token })
+      const runs = await a.request('GET', `/api/v1/test-suites/${id}/runs`, { token: owner.token })
+      return suite.status === 200 && /^Suite \d+$/.test(suite.body.name) && runs.status === 200 && runs.body.length === 0
+    },
+  },
+  // A test run names something only under its suite: a run of a suite of its own.
+  test_run_id: {
+    create: async (a, owner) => {
+      const suiteId = await createTestSuite(a, owner)
+      const run = expectStatus(await a.request('POST', `/api/v1/test-suites/${suiteId}/runs`, { token: owner.token }), 202, 'start test run')
+      testRunSuites.set(run.id, suiteId)
+      return run.id
+    },
+    unknown: randomUUID,
+    exists: async (a, owner, id) => (await a.request('GET', `/api/v1/test-suites/${testRunSuites.get(id)}/runs/${id}`, { token: owner.token })).status === 200,
+  },
   // Provider service types (GET /providers/{service_type}/{key}/resources) are a platform-wide
   // catalog: no organization owns one. Paired with `key` below, the matrix checks that an unknown
   // service type and an unknown provider are answered exactly like any unknown id, so the 404
@@ -362,4 +478,7 @@ export const REQUEST_SAMPLES: Record<string, RequestSample> = {
   phone_numbers_update: { body: { label: 'Renamed number' } },
   // Left out, enabled flips the flag: the matrix then checks the foreign flag did not flip.
   entitlements_flags_toggle: { body: {} },
+  tools_update: { body: { description: 'Renamed tool.' } },
+  test_suites_update: { body: { name: 'Renamed suite' } },
+  automations_update: { body: { name: 'Renamed automation' } },
 }

@@ -2336,10 +2336,16 @@ class Page_DeliveryResponse_(TypedDict):
     offset: "int"
 
 
+class InterruptingLine(TypedDict):
+    text: "str"
+    #: Voice runs: say this line this long after the agent starts answering the previous one, over it (a barge-in), instead of after it.
+    interrupt_after_ms: "int"
+
+
 class ScriptedCaller(TypedDict):
     type: 'Literal["scripted"]'
     #: The caller’s lines, said one per turn in this order.
-    turns: "list[str]"
+    turns: "list[str | InterruptingLine]"
 
 
 class SimulatedCaller(TypedDict):
@@ -2597,6 +2603,8 @@ class TestCaseResultVoice1(TypedDict):
     barge_ins: "int"
     response_ms_p50: "float | None"
     response_ms_max: "float | None"
+    #: The agent’s audio transcribed by its own speech-to-text after the call: after_turn 0 is the opening, n the answer to caller turn n; null: nothing heard.
+    agent_heard: "list[TestCaseResultVoice1AgentHeardItem]"
 
 
 class TestCaseResultVoice1TurnsItem(TypedDict):
@@ -2608,6 +2616,11 @@ class TestCaseResultVoice1TurnsItem(TypedDict):
     response_ms: "float | None"
     #: The caller started speaking while the agent was still speaking.
     barge_in: "bool"
+
+
+class TestCaseResultVoice1AgentHeardItem(TypedDict):
+    after_turn: "int"
+    text: "str | None"
 
 
 class TestRunDetail(TypedDict):

@@ -796,6 +796,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/test-suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test suites of the request’s environment, oldest first
+         * @description Paged: limit 1–200 (default 50) and offset; the total is in X-Total-Count, the next and previous pages in Link.
+         */
+        get: operations["test_suites_list"];
+        put?: never;
+        /**
+         * Create a test suite: an agent and its cases (scripted or simulated callers, with assertions)
+         * @description At most 50 cases, 30 assertions each; at most 200 suites per environment (409 test_suite_limit). docs/test-suites.md says what each assertion checks.
+         */
+        post: operations["test_suites_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test-suites/{suite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A test suite */
+        get: operations["test_suites_get"];
+        put?: never;
+        post?: never;
+        /** Delete a suite and its runs (a case in flight finishes unrecorded) */
+        delete: operations["test_suites_delete"];
+        options?: never;
+        head?: never;
+        /** Change a suite; runs already started keep the cases and agent they started with */
+        patch: operations["test_suites_update"];
+        trace?: never;
+    };
+    "/api/v1/test-suites/{suite_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of a suite, newest first
+         * @description Paged: limit 1–200 (default 50) and offset; the total is in X-Total-Count, the next and previous pages in Link.
+         */
+        get: operations["test_suites_list_runs"];
+        put?: never;
+        /**
+         * Start a run of the suite (every case, or those named); it is queued and runs in the background
+         * @description The agent’s version is resolved now (the draft, the suite’s version, or the newest published one) and copied into the run with the cases. At most 10 runs queued or running per environment (409 test_run_limit). Poll GET …/runs/{test_run_id} for its cases’ results. The body may be absent (a text run of every case).
+         */
+        post: operations["test_suites_start_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test-suites/{suite_id}/runs/{test_run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run and each case’s result: pass or fail with the reason, the transcript, the assertions */
+        get: operations["test_suites_get_run"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/calls": {
         parameters: {
             query?: never;
@@ -1079,6 +1163,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization’s tools, each at its newest version, by name */
+        get: operations["tools_list"];
+        put?: never;
+        /**
+         * Add a tool to the library (its version 1)
+         * @description The parameters schema is checked (bounded subset of JSON Schema, root an object); every {{placeholder}} must name one of its properties; an HTTP tool’s host is checked against the outbound guard. Names are unique in the organization (409 tool_name_taken); at most 200 tools (409 tool_limit).
+         */
+        post: operations["tools_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One tool, at its newest version or the one asked for */
+        get: operations["tools_get"];
+        put?: never;
+        post?: never;
+        /** Delete a tool: drafts can no longer use it; published agents pinned to it keep running it */
+        delete: operations["tools_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a tool: writes its next version (fields left out stay as they are)
+         * @description Agent drafts use the newest version at once; published agent versions keep the version they were published with. Secret headers left out are kept.
+         */
+        patch: operations["tools_update"];
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tool’s versions, newest first (page on with before=<last version shown>) */
+        get: operations["tools_list_versions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the tool once with the given arguments, as an agent would, and return its result
+         * @description It really runs: an HTTP tool sends its request (through the outbound guard), an integration action acts. A failed run (arguments that do not fit parameters, a refused destination, a timeout, a non-2xx answer) is ok false with error, still HTTP 200.
+         */
+        post: operations["tools_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/events": {
         parameters: {
             query?: never;
@@ -1203,6 +1367,117 @@ export interface paths {
          * @description Answers at once with the delivery back in pending; the new attempt is listed in its detail. 409 delivery_in_progress while it is pending or sending.
          */
         post: operations["webhooks_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Automations of the request’s environment, each with its newest run */
+        get: operations["automations_list"];
+        put?: never;
+        /**
+         * Create an automation: when an event happens (and passes the filter), run an integration action with fields mapped from it
+         * @description An unknown event type, integration or action, an action field that does not exist or a required one left out, a template that does not parse, or a filter with a forbidden operator is refused with 422 at the offending field. At most 50 per environment (409 automation_limit).
+         */
+        post: operations["automations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/automations/{automation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One automation */
+        get: operations["automations_get"];
+        put?: never;
+        post?: never;
+        /** Delete an automation with its runs (pending ones never run) */
+        delete: operations["automations_delete"];
+        options?: never;
+        head?: never;
+        /** Change an automation; fields left out stay as they are (enabled: false pauses it) */
+        patch: operations["automations_update"];
+        trace?: never;
+    };
+    "/api/v1/automations/{automation_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dry run against a sample event: whether the filter passes and the input the action would get; nothing is sent */
+        post: operations["automations_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/automations/{automation_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of an automation, newest first, each with its latest attempt */
+        get: operations["automations_list_runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/automations/{automation_id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run with its event and every attempt (input sent, output or error, timing) */
+        get: operations["automations_get_run"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/automations/{automation_id}/runs/{run_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a finished run again: a new attempt with the automation as it is now and the same event
+         * @description Answers at once with the run back in pending; the attempt shows in its detail. 409 run_in_progress while it is pending or running, 409 automation_disabled while the automation is disabled.
+         */
+        post: operations["automations_retry_run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1771,204 +2046,17 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        ProviderCostResponse: {
-            /** @enum {string} */
-            service_type: "stt" | "llm" | "tts" | "telephony" | "platform";
-            provider: string;
-            /** @enum {string} */
-            unit: "minute" | "1k_input_tokens" | "1k_output_tokens" | "1k_characters";
-            /** @description Minor units (cents) per `per_units` units. */
-            price_minor: number;
-            per_units: number;
-            /** @description ISO 4217 code, lower case (the deployment has one currency). */
-            currency: string;
-        };
-        CostItem: {
-            /** @enum {string} */
-            service_type: "stt" | "llm" | "tts" | "telephony" | "platform";
-            provider: string;
-            /** @enum {string} */
-            unit: "minute" | "1k_input_tokens" | "1k_output_tokens" | "1k_characters";
-            /** @description In priced units (minutes, thousands of tokens or characters), rounded to 3 decimals. */
-            quantity: number;
-            /** @description The exact count priced: milliseconds, tokens or characters. */
-            base_quantity: number;
-            /** @enum {string} */
-            base_unit: "ms" | "tokens" | "characters";
-            price_minor: number;
-            per_units: number;
-            /** @description Rounded up to a whole minor unit. */
-            amount_minor: number;
-            /** @description The price book has no price for this provider and unit: counted, priced 0. */
-            unpriced: boolean;
-        };
-        EstimateRequest: {
-            /**
-             * Format: uuid
-             * @description Price this agent's newest published providers.
-             */
-            workflow_uuid?: string;
-            /** @description Or name the providers directly (wins over workflow_uuid). */
-            providers?: {
-                /** @default deepgram */
-                stt?: string;
-                /** @default openai */
-                llm?: string;
-                /** @default espeak */
-                tts?: string;
-                /**
-                 * @description Set for phone calls (e.g. "sip"); null: browser calls, no telephony line.
-                 * @default null
-                 */
-                telephony?: string | null;
-            };
-            /**
-             * @description phone adds telephony minutes; chat has no audio.
-             * @default web
-             * @enum {string}
-             */
-            channel?: "web" | "phone" | "chat";
-            /** @description Length of one call (or chat) in minutes. */
-            minutes: number;
-            /** @default 1 */
-            calls?: number;
-            /** @description Caller turns per call; default 4 per minute. */
-            turns?: number;
-            /** @default 800 */
-            input_tokens_per_turn?: number;
-            /** @default 60 */
-            output_tokens_per_turn?: number;
-            /**
-             * @description Characters the agent speaks per turn.
-             * @default 200
-             */
-            characters_per_turn?: number;
-        };
-        EstimateResponse: {
-            /** @description ISO 4217 code, lower case (the deployment has one currency). */
-            currency: string;
-            calls: number;
-            providers: {
-                /** @default deepgram */
-                stt?: string;
-                /** @default openai */
-                llm?: string;
-                /** @default espeak */
-                tts?: string;
-                /**
-                 * @description Set for phone calls (e.g. "sip"); null: browser calls, no telephony line.
-                 * @default null
-                 */
-                telephony?: string | null;
-            };
-            /** @description For one call. */
-            items: components["schemas"]["CostItem"][];
-            per_call_minor: number;
-            /** @description per_call_minor × calls. */
-            total_minor: number;
-            assumptions: {
-                minutes: number;
-                turns: number;
-                input_tokens_per_turn: number;
-                output_tokens_per_turn: number;
-                characters_per_turn: number;
-            };
-        };
-        UsageSummaryResponse: {
-            /** Format: date-time */
-            period_start: string;
-            /** Format: date-time */
-            period_end: string;
-            /** @description ISO 4217 code, lower case (the deployment has one currency). */
-            currency: string;
-            sessions: number;
-            amount_minor: number;
-            by_provider: {
-                /** @enum {string} */
-                service_type: "stt" | "llm" | "tts" | "telephony" | "platform";
-                provider: string;
-                /** @enum {string} */
-                unit: "minute" | "1k_input_tokens" | "1k_output_tokens" | "1k_characters";
-                quantity: number;
-                base_quantity: number;
-                amount_minor: number;
-            }[];
-            /** @description Most expensive first; at most 1000 agents. */
-            by_agent: {
-                /** @description null: transient agents given inline. */
-                workflow_uuid: string | null;
-                workflow_name: string | null;
-                sessions: number;
-                call_ms: number;
-                amount_minor: number;
-            }[];
-        };
-        CreditBalanceResponse: {
-            /** @description The sum of the ledger; may dip below 0 by the last calls’ cost (docs/billing.md). */
-            balance_minor: number;
-            /** @description ISO 4217 code, lower case (the deployment has one currency). */
-            currency: string;
-            /** @description false: this server does not charge (OZAN_BILLING=off); nothing is refused for credit. */
-            billing_enabled: boolean;
-            /** @description When the last transaction was recorded. */
-            updated_at: string | null;
-        };
-        CreditTransactionResponse: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            kind: "topup" | "grant" | "usage";
-            /** @description Positive: credit added; negative: usage debited. */
-            amount_minor: number;
-            balance_after_minor: number;
-            /** @description ISO 4217 code, lower case (the deployment has one currency). */
-            currency: string;
-            description: string;
-            session_uuid: string | null;
-            /** @description stripe or manual for credits; null for usage. */
-            provider: string | null;
-            /** Format: date-time */
-            created_at: string;
-        };
-        TopupRequest: {
-            /** @description Credit to buy, in minor units. */
-            amount_minor: number;
-            /**
-             * Format: uri
-             * @description Where the payment page sends the buyer after paying; default the public URL.
-             */
-            success_url?: string;
-            /**
-             * Format: uri
-             * @description Where it sends them if they give up; default the public URL.
-             */
-            cancel_url?: string;
-        };
-        RedirectResponse: {
-            /**
-             * Format: uri
-             * @description The payment page to send the buyer to.
-             */
-            url: string;
-            /** @enum {string} */
-            provider: "stripe" | "manual";
-            /** Format: uuid */
-            topup_id: string;
-            amount_minor: number;
-            /** @description ISO 4217 code, lower case (the deployment has one currency). */
-            currency: string;
-        };
-        PaymentWebhookReceipt: {
-            /** @constant */
-            received: true;
-            duplicate: boolean;
-        };
         WorkflowVariable: {
             name: string;
             /** @enum {string} */
             type: "string" | "number" | "boolean" | "date" | "email" | "phone" | "object";
             default?: unknown;
             description?: string;
+        };
+        LibraryToolRef: {
+            /** Format: uuid */
+            tool_id: string;
+            version?: number;
         };
         WorkflowNode: {
             id: string;
@@ -2009,10 +2097,10 @@ export interface components {
             data: {
                 prompt: string;
                 /** @default [] */
-                tools?: {
+                tools?: ({
                     integration: string;
                     action: string;
-                }[];
+                } | components["schemas"]["LibraryToolRef"])[];
                 /**
                  * @default {
                  *       "enabled": false,
@@ -2118,7 +2206,7 @@ export interface components {
                 action: {
                     integration: string;
                     action: string;
-                };
+                } | components["schemas"]["LibraryToolRef"];
                 /** @default {} */
                 input?: {
                     [key: string]: string;
@@ -2395,6 +2483,361 @@ export interface components {
                  */
                 max_tokens?: number;
             };
+        };
+        AutomationTrigger: {
+            /**
+             * @description The event type that starts a run (GET /api/v1/webhooks/events).
+             * @enum {string}
+             */
+            event: "session.started" | "session.completed" | "session.analysis.completed" | "transcript.updated" | "function.called" | "voicemail.detected" | "call.recording.ready" | "sip.trunk.registered" | "sip.trunk.down" | "workflow.published" | "workflow.promoted" | "member.invited";
+            /**
+             * @description JSON Logic over the event as { event, data } (the body a webhook receives), e.g. {"==": [{"var": "data.status"}, "completed"]}. null: every event of the type. At most 16384 bytes; no method or log operator; no iterator inside another's body.
+             * @default null
+             */
+            filter?: unknown | null;
+        };
+        AutomationAction: {
+            /** @description Integration key, e.g. slack. */
+            integration: string;
+            /** @description Action name, e.g. post_message. */
+            action: string;
+            /** @description The action's input (its input_schema in GET /api/v1/integrations). Strings are mustache templates over { event, data } ({{data.summary}}); {"$value": "data.structured_data"} copies a value as it is. Rendered at each attempt. At most 65536 bytes, 8 levels deep. */
+            input: {
+                [key: string]: unknown;
+            };
+        };
+        AutomationCreate: {
+            name: string;
+            description?: string;
+            trigger: components["schemas"]["AutomationTrigger"];
+            action: components["schemas"]["AutomationAction"];
+            /** @default true */
+            enabled?: boolean;
+        };
+        AutomationUpdate: {
+            name?: string;
+            description?: string | null;
+            /** @description Replaces the trigger whole. */
+            trigger?: components["schemas"]["AutomationTrigger"];
+            /** @description Replaces the action whole. */
+            action?: components["schemas"]["AutomationAction"];
+            /** @description false: no new runs, and pending runs wait until it is enabled again. */
+            enabled?: boolean;
+        };
+        AutomationResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            enabled: boolean;
+            trigger: {
+                event: string;
+                /** @description JSON Logic, or null. */
+                filter: unknown;
+            };
+            action: {
+                integration: string;
+                action: string;
+                input: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description The newest run, if any. */
+            last_run: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "pending" | "running" | "succeeded" | "failed";
+                /** Format: date-time */
+                created_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AutomationAttemptResponse: {
+            number: number;
+            /**
+             * @description event: the first; backoff: an automatic retry; retry: asked for; resume: after a restart.
+             * @enum {string}
+             */
+            trigger: "event" | "backoff" | "retry" | "resume";
+            /** Format: date-time */
+            started_at: string;
+            finished_at: string | null;
+            /** @description null while in flight. */
+            outcome: ("succeeded" | "failed" | "interrupted") | null;
+            /** @description The input the action was given (null when the mapping could not be rendered). */
+            input: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The action's output (see its output description); null when none. */
+            output: unknown;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            duration_ms: number | null;
+        };
+        AutomationRunResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automation_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed";
+            attempt_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            finished_at: string | null;
+            last_attempt: components["schemas"]["AutomationAttemptResponse"] | null;
+        };
+        AutomationRunDetail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automation_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed";
+            attempt_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            finished_at: string | null;
+            last_attempt: components["schemas"]["AutomationAttemptResponse"] | null;
+            /** @description The event the run is for, as a webhook receives it. */
+            payload: {
+                event: string;
+                data: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["AutomationAttemptResponse"][];
+        };
+        Page_AutomationRunResponse_: {
+            /** @description Newest first. */
+            items: components["schemas"]["AutomationRunResponse"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        AutomationTestRequest: {
+            /** @description A sample event payload (the event's data); left out: the catalog's example for the trigger's event. */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        AutomationTestResponse: {
+            /** @description Whether the filter lets this event through. */
+            matched: boolean;
+            /** @description The input the action would be given; null when the mapping could not be rendered. */
+            input: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Where the rendered input breaks the action's input schema, or why it could not be rendered. Nothing is sent. */
+            problems: {
+                loc: (string | number)[];
+                msg: string;
+            }[];
+        };
+        ProviderCostResponse: {
+            /** @enum {string} */
+            service_type: "stt" | "llm" | "tts" | "telephony" | "platform";
+            provider: string;
+            /** @enum {string} */
+            unit: "minute" | "1k_input_tokens" | "1k_output_tokens" | "1k_characters";
+            /** @description Minor units (cents) per `per_units` units. */
+            price_minor: number;
+            per_units: number;
+            /** @description ISO 4217 code, lower case (the deployment has one currency). */
+            currency: string;
+        };
+        CostItem: {
+            /** @enum {string} */
+            service_type: "stt" | "llm" | "tts" | "telephony" | "platform";
+            provider: string;
+            /** @enum {string} */
+            unit: "minute" | "1k_input_tokens" | "1k_output_tokens" | "1k_characters";
+            /** @description In priced units (minutes, thousands of tokens or characters), rounded to 3 decimals. */
+            quantity: number;
+            /** @description The exact count priced: milliseconds, tokens or characters. */
+            base_quantity: number;
+            /** @enum {string} */
+            base_unit: "ms" | "tokens" | "characters";
+            price_minor: number;
+            per_units: number;
+            /** @description Rounded up to a whole minor unit. */
+            amount_minor: number;
+            /** @description The price book has no price for this provider and unit: counted, priced 0. */
+            unpriced: boolean;
+        };
+        EstimateRequest: {
+            /**
+             * Format: uuid
+             * @description Price this agent's newest published providers.
+             */
+            workflow_uuid?: string;
+            /** @description Or name the providers directly (wins over workflow_uuid). */
+            providers?: {
+                /** @default deepgram */
+                stt?: string;
+                /** @default openai */
+                llm?: string;
+                /** @default espeak */
+                tts?: string;
+                /**
+                 * @description Set for phone calls (e.g. "sip"); null: browser calls, no telephony line.
+                 * @default null
+                 */
+                telephony?: string | null;
+            };
+            /**
+             * @description phone adds telephony minutes; chat has no audio.
+             * @default web
+             * @enum {string}
+             */
+            channel?: "web" | "phone" | "chat";
+            /** @description Length of one call (or chat) in minutes. */
+            minutes: number;
+            /** @default 1 */
+            calls?: number;
+            /** @description Caller turns per call; default 4 per minute. */
+            turns?: number;
+            /** @default 800 */
+            input_tokens_per_turn?: number;
+            /** @default 60 */
+            output_tokens_per_turn?: number;
+            /**
+             * @description Characters the agent speaks per turn.
+             * @default 200
+             */
+            characters_per_turn?: number;
+        };
+        EstimateResponse: {
+            /** @description ISO 4217 code, lower case (the deployment has one currency). */
+            currency: string;
+            calls: number;
+            providers: {
+                /** @default deepgram */
+                stt?: string;
+                /** @default openai */
+                llm?: string;
+                /** @default espeak */
+                tts?: string;
+                /**
+                 * @description Set for phone calls (e.g. "sip"); null: browser calls, no telephony line.
+                 * @default null
+                 */
+                telephony?: string | null;
+            };
+            /** @description For one call. */
+            items: components["schemas"]["CostItem"][];
+            per_call_minor: number;
+            /** @description per_call_minor × calls. */
+            total_minor: number;
+            assumptions: {
+                minutes: number;
+                turns: number;
+                input_tokens_per_turn: number;
+                output_tokens_per_turn: number;
+                characters_per_turn: number;
+            };
+        };
+        UsageSummaryResponse: {
+            /** Format: date-time */
+            period_start: string;
+            /** Format: date-time */
+            period_end: string;
+            /** @description ISO 4217 code, lower case (the deployment has one currency). */
+            currency: string;
+            sessions: number;
+            amount_minor: number;
+            by_provider: {
+                /** @enum {string} */
+                service_type: "stt" | "llm" | "tts" | "telephony" | "platform";
+                provider: string;
+                /** @enum {string} */
+                unit: "minute" | "1k_input_tokens" | "1k_output_tokens" | "1k_characters";
+                quantity: number;
+                base_quantity: number;
+                amount_minor: number;
+            }[];
+            /** @description Most expensive first; at most 1000 agents. */
+            by_agent: {
+                /** @description null: transient agents given inline. */
+                workflow_uuid: string | null;
+                workflow_name: string | null;
+                sessions: number;
+                call_ms: number;
+                amount_minor: number;
+            }[];
+        };
+        CreditBalanceResponse: {
+            /** @description The sum of the ledger; may dip below 0 by the last calls’ cost (docs/billing.md). */
+            balance_minor: number;
+            /** @description ISO 4217 code, lower case (the deployment has one currency). */
+            currency: string;
+            /** @description false: this server does not charge (OZAN_BILLING=off); nothing is refused for credit. */
+            billing_enabled: boolean;
+            /** @description When the last transaction was recorded. */
+            updated_at: string | null;
+        };
+        CreditTransactionResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "topup" | "grant" | "usage";
+            /** @description Positive: credit added; negative: usage debited. */
+            amount_minor: number;
+            balance_after_minor: number;
+            /** @description ISO 4217 code, lower case (the deployment has one currency). */
+            currency: string;
+            description: string;
+            session_uuid: string | null;
+            /** @description stripe or manual for credits; null for usage. */
+            provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TopupRequest: {
+            /** @description Credit to buy, in minor units. */
+            amount_minor: number;
+            /**
+             * Format: uri
+             * @description Where the payment page sends the buyer after paying; default the public URL.
+             */
+            success_url?: string;
+            /**
+             * Format: uri
+             * @description Where it sends them if they give up; default the public URL.
+             */
+            cancel_url?: string;
+        };
+        RedirectResponse: {
+            /**
+             * Format: uri
+             * @description The payment page to send the buyer to.
+             */
+            url: string;
+            /** @enum {string} */
+            provider: "stripe" | "manual";
+            /** Format: uuid */
+            topup_id: string;
+            amount_minor: number;
+            /** @description ISO 4217 code, lower case (the deployment has one currency). */
+            currency: string;
+        };
+        PaymentWebhookReceipt: {
+            /** @constant */
+            received: true;
+            duplicate: boolean;
         };
         RegisterRequest: {
             /** Format: email */
@@ -2965,7 +3408,7 @@ export interface components {
         ErrorResponse: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "invalid_scope" | "invalid_token" | "same_environment" | "unknown_environment" | "unknown_template" | "telephony_not_configured" | "payments_not_configured" | "invalid_signature" | "unknown_version" | "provider_not_configured" | "credential_missing" | "authentication_required" | "invalid_credentials" | "insufficient_credit" | "quota_exceeded" | "permission_denied" | "feature_disabled" | "user_session_required" | "not_found" | "conflict" | "email_taken" | "last_owner" | "builtin_role" | "role_in_use" | "role_exists" | "already_in_environment" | "agent_invalid" | "no_published_version" | "session_ended" | "voice_session" | "webhook_endpoint_limit" | "delivery_in_progress" | "endpoint_disabled" | "sip_trunk_limit" | "trunk_in_use" | "phone_number_taken" | "phone_number_limit" | "flag_limit" | "already_member" | "invitation_email_mismatch" | "file_too_large" | "payload_too_large" | "unsupported_media_type" | "unsupported_file_type" | "rate_limited" | "concurrency_limit" | "internal_error" | "upstream_error" | "service_unavailable";
+                code: "bad_request" | "invalid_scope" | "invalid_token" | "same_environment" | "unknown_environment" | "unknown_template" | "telephony_not_configured" | "payments_not_configured" | "invalid_signature" | "unknown_version" | "provider_not_configured" | "credential_missing" | "authentication_required" | "invalid_credentials" | "insufficient_credit" | "quota_exceeded" | "permission_denied" | "feature_disabled" | "user_session_required" | "not_found" | "conflict" | "email_taken" | "last_owner" | "builtin_role" | "role_in_use" | "role_exists" | "already_in_environment" | "agent_invalid" | "no_published_version" | "session_ended" | "voice_session" | "webhook_endpoint_limit" | "delivery_in_progress" | "tool_name_taken" | "tool_limit" | "tool_secrets_unreadable" | "endpoint_disabled" | "automation_limit" | "run_in_progress" | "automation_disabled" | "sip_trunk_limit" | "trunk_in_use" | "phone_number_taken" | "phone_number_limit" | "flag_limit" | "test_suite_limit" | "test_run_limit" | "suite_agent_missing" | "voice_unavailable" | "already_member" | "invitation_email_mismatch" | "file_too_large" | "payload_too_large" | "unsupported_media_type" | "unsupported_file_type" | "rate_limited" | "concurrency_limit" | "internal_error" | "upstream_error" | "service_unavailable";
                 /** @description Human text in the request's Accept-Language (en or tr). */
                 message: string;
                 /** @description Also sent in the X-Request-ID response header. */
@@ -4013,6 +4456,468 @@ export interface components {
             total: number;
             limit: number;
             offset: number;
+        };
+        InterruptingLine: {
+            text: string;
+            /** @description Voice runs: say this line this long after the agent starts answering the previous one, over it (a barge-in), instead of after it. */
+            interrupt_after_ms: number;
+        };
+        ScriptedCaller: {
+            /** @constant */
+            type: "scripted";
+            /** @description The caller’s lines, said one per turn in this order. */
+            turns: (string | components["schemas"]["InterruptingLine"])[];
+        };
+        /** @description An LLM plays the caller: it is given the persona and the goal and says one line per turn. */
+        SimulatedCaller: {
+            /** @constant */
+            type: "simulated";
+            /** @description Who the caller is and how they talk. */
+            persona: string;
+            /** @description What the caller wants; they hang up once it is reached. */
+            goal: string;
+            /**
+             * @description Caller turns at most.
+             * @default 8
+             */
+            max_turns?: number;
+            /** @description The LLM playing the caller; default: the agent’s model. */
+            model?: string;
+        };
+        TestAssertion: {
+            /** @constant */
+            type: "path";
+            nodes: string[];
+            /**
+             * @description in_order: these nodes were entered in this order, others between; exact: exactly these.
+             * @default in_order
+             * @enum {string}
+             */
+            match?: "in_order" | "exact";
+        } | {
+            /** @constant */
+            type: "variable";
+            name: string;
+            /** @description The value expected (JSON equality); left out: any value but null. */
+            equals?: unknown;
+        } | {
+            /** @constant */
+            type: "said";
+            text: string;
+        } | {
+            /** @constant */
+            type: "not_said";
+            text: string;
+        } | {
+            /** @constant */
+            type: "tool_called";
+            integration: string;
+            action: string;
+            /** @description Each of these arguments had this value (others may be present). */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /** @description Exactly this many matching calls; left out: at least one. 0: never called. */
+            times?: number;
+        } | {
+            /** @constant */
+            type: "ended";
+            disposition?: string;
+        } | {
+            /** @constant */
+            type: "rubric";
+            criteria: string;
+        } | {
+            /** @constant */
+            type: "latency";
+            max_response_ms: number;
+        };
+        TestToolResult: {
+            integration: string;
+            action: string;
+            /** @description What the tool answers (default null). */
+            output?: unknown;
+            /** @description Answer with this error instead of an output. */
+            error?: string;
+        };
+        TestCase: {
+            name: string;
+            caller: components["schemas"]["ScriptedCaller"] | components["schemas"]["SimulatedCaller"];
+            /**
+             * @description Values seeding the agent’s declared variables, as a session’s.
+             * @default {}
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description What a tool answers in this case instead of running. A tool not listed runs only when the suite has live_tools.
+             * @default []
+             */
+            tool_results?: components["schemas"]["TestToolResult"][];
+            /** @default [] */
+            assertions?: components["schemas"]["TestAssertion"][];
+        };
+        TestSuiteCreate: {
+            name: string;
+            /** @default null */
+            description?: string | null;
+            /**
+             * Format: uuid
+             * @description The agent under test, of the request’s environment.
+             */
+            workflow_uuid: string;
+            /**
+             * @description Runs test the agent’s draft.
+             * @default false
+             */
+            use_draft?: boolean;
+            /**
+             * @description Runs test this published version; null (and use_draft false): the newest published one when the run starts.
+             * @default null
+             */
+            version?: number | null;
+            /**
+             * @description Tools without a tool_results answer really run (integration actions with the stored credentials). Default false: they answer an error.
+             * @default false
+             */
+            live_tools?: boolean;
+            /**
+             * @description The LLM judging rubric assertions; null: the agent’s model.
+             * @default null
+             */
+            judge_model?: string | null;
+            cases: components["schemas"]["TestCase"][];
+        };
+        /** @description Fields left out stay as they are; cases, when given, replace the suite’s cases whole. */
+        TestSuiteUpdate: {
+            name?: string;
+            description?: string | null;
+            /**
+             * Format: uuid
+             * @description The agent under test, of the request’s environment.
+             */
+            workflow_uuid?: string;
+            /** @description Runs test the agent’s draft. */
+            use_draft?: boolean;
+            /** @description Runs test this published version; null (and use_draft false): the newest published one when the run starts. */
+            version?: number | null;
+            /** @description Tools without a tool_results answer really run (integration actions with the stored credentials). Default false: they answer an error. */
+            live_tools?: boolean;
+            /** @description The LLM judging rubric assertions; null: the agent’s model. */
+            judge_model?: string | null;
+            cases?: components["schemas"]["TestCase"][];
+        };
+        TestSuiteResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            /**
+             * Format: uuid
+             * @description The agent under test, of the request’s environment.
+             */
+            workflow_uuid: string;
+            /** @description Runs test the agent’s draft. */
+            use_draft: boolean;
+            /** @description Runs test this published version; null (and use_draft false): the newest published one when the run starts. */
+            version: number | null;
+            /** @description Tools without a tool_results answer really run (integration actions with the stored credentials). Default false: they answer an error. */
+            live_tools: boolean;
+            /** @description The LLM judging rubric assertions; null: the agent’s model. */
+            judge_model: string | null;
+            cases: components["schemas"]["TestCase"][];
+            /** @description The newest run, if any. */
+            last_run: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "passed" | "failed";
+                /** @enum {string} */
+                mode: "text" | "voice";
+                /** Format: date-time */
+                created_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TestRunRequest: {
+            /**
+             * @description text: through the graph runtime; voice: through the call engine as a web call, the caller’s lines spoken and the agent’s heard.
+             * @default text
+             * @enum {string}
+             */
+            mode?: "text" | "voice";
+            /** @description Run only the cases of these names (each must exist); left out: every case. */
+            cases?: string[];
+        };
+        TestRunResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            suite_id: string;
+            /** @enum {string} */
+            mode: "text" | "voice";
+            /**
+             * @description queued → running → passed (every case passed) or failed (a case failed, or could not run: error).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "passed" | "failed";
+            /** Format: uuid */
+            workflow_uuid: string;
+            /** @description The version run; null: the draft. */
+            version: number | null;
+            counts: {
+                total: number;
+                pending: number;
+                running: number;
+                passed: number;
+                failed: number;
+                error: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+        };
+        TestCaseResult: {
+            position: number;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "passed" | "failed" | "error";
+            /** @description Why it failed (the failed assertions) or could not run. */
+            reason: string | null;
+            error_code: string | null;
+            attempts: number;
+            started_at: string | null;
+            finished_at: string | null;
+            transcript: {
+                /** @enum {string} */
+                role: "caller" | "agent";
+                text: string;
+                /** @description The node the agent was at when it said this; null for the caller. */
+                node_id: string | null;
+                /** @description Voice runs: ms from the start of the call when the line began; null over text. */
+                at_ms: number | null;
+            }[];
+            assertions: {
+                index: number;
+                type: string;
+                /** @enum {string} */
+                status: "passed" | "failed" | "not_applicable";
+                reason: string;
+            }[];
+            /** @description The nodes entered, in order. */
+            path: string[];
+            variables: {
+                [key: string]: unknown;
+            };
+            tool_calls: {
+                integration: string;
+                action: string;
+                arguments: {
+                    [key: string]: unknown;
+                };
+                ok: boolean | null;
+            }[];
+            ended: {
+                ended: boolean;
+                disposition: string | null;
+                by: ("agent" | "caller" | "turn_limit" | "error") | null;
+            };
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+            };
+            /** @description Voice runs: per-turn latency and turn-taking; null over text. */
+            voice: {
+                turns: {
+                    turn: number;
+                    caller_text: string;
+                    /** @description What the engine’s speech-to-text made of the caller’s line. */
+                    heard: string | null;
+                    /** @description From the end of the caller’s speech to the first agent audio; null: the agent did not answer. */
+                    response_ms: number | null;
+                    /** @description The caller started speaking while the agent was still speaking. */
+                    barge_in: boolean;
+                }[];
+                barge_ins: number;
+                response_ms_p50: number | null;
+                response_ms_max: number | null;
+                /** @description The agent’s audio transcribed by its own speech-to-text after the call: after_turn 0 is the opening, n the answer to caller turn n; null: nothing heard. */
+                agent_heard: {
+                    after_turn: number;
+                    text: string | null;
+                }[];
+            } | null;
+        };
+        TestRunDetail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            suite_id: string;
+            /** @enum {string} */
+            mode: "text" | "voice";
+            /**
+             * @description queued → running → passed (every case passed) or failed (a case failed, or could not run: error).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "passed" | "failed";
+            /** Format: uuid */
+            workflow_uuid: string;
+            /** @description The version run; null: the draft. */
+            version: number | null;
+            counts: {
+                total: number;
+                pending: number;
+                running: number;
+                passed: number;
+                failed: number;
+                error: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            cases: components["schemas"]["TestCaseResult"][];
+        };
+        ToolHttpRuns: {
+            /** @constant */
+            type: "http";
+            /**
+             * @default POST
+             * @enum {string}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description http(s) URL; {{argument}} placeholders (URL-encoded) may fill its path and query, never its host. */
+            url: string;
+            /**
+             * @description Headers sent as they are shown; {{argument}} placeholders allowed. Secrets go in secret_headers.
+             * @default {}
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description JSON body template: a string that is one {{argument}} alone takes the argument’s value with its type; other strings have placeholders replaced. Omitted: POST, PUT and PATCH send the arguments object; GET and DELETE add the arguments not used in the URL as query parameters. */
+            body?: unknown;
+            /**
+             * @description Deadline of one run, 100 to 30000 ms (default 10000).
+             * @default 10000
+             */
+            timeout_ms?: number;
+        };
+        ToolIntegrationRuns: {
+            /** @constant */
+            type: "integration";
+            integration: string;
+            action: string;
+            /** @description Input template of the action (placeholders as in an HTTP body). Omitted: the arguments are the input. */
+            input?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Deadline of one run, 100 to 30000 ms (default 10000).
+             * @default 10000
+             */
+            timeout_ms?: number;
+        };
+        ToolCreate: {
+            /** @description The function name the LLM sees; unique among the organization’s tools. */
+            name: string;
+            /** @description What the tool does and when to call it; the LLM reads it. */
+            description: string;
+            /**
+             * @description JSON Schema of the arguments object (a subset: type, properties, required, additionalProperties, items, anyOf, enum, const, bounds, format; no pattern or $ref). The root is an object. At most 16 KiB and 12 levels deep.
+             * @default {
+             *       "type": "object",
+             *       "properties": {}
+             *     }
+             */
+            parameters?: {
+                [key: string]: unknown;
+            };
+            /** @description What a call runs: an HTTP request through the outbound guard, or an integration action with the organization’s credential. */
+            runs: components["schemas"]["ToolHttpRuns"] | components["schemas"]["ToolIntegrationRuns"];
+            /** @description Header values stored encrypted and never shown (only their names are): Authorization, API keys. No placeholders. On update, omitted keeps them; {} removes them. */
+            secret_headers?: {
+                [key: string]: string;
+            };
+        };
+        ToolUpdate: {
+            /** @description The function name the LLM sees; unique among the organization’s tools. */
+            name?: string;
+            /** @description What the tool does and when to call it; the LLM reads it. */
+            description?: string;
+            /** @description JSON Schema of the arguments object (a subset: type, properties, required, additionalProperties, items, anyOf, enum, const, bounds, format; no pattern or $ref). The root is an object. At most 16 KiB and 12 levels deep. */
+            parameters?: {
+                [key: string]: unknown;
+            };
+            /** @description What a call runs: an HTTP request through the outbound guard, or an integration action with the organization’s credential. */
+            runs?: components["schemas"]["ToolHttpRuns"] | components["schemas"]["ToolIntegrationRuns"];
+            /** @description Header values stored encrypted and never shown (only their names are): Authorization, API keys. No placeholders. On update, omitted keeps them; {} removes them. */
+            secret_headers?: {
+                [key: string]: string;
+            };
+        };
+        ToolVersionResponse: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            name: string;
+            description: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description What a call runs: an HTTP request through the outbound guard, or an integration action with the organization’s credential. */
+            runs: components["schemas"]["ToolHttpRuns"] | components["schemas"]["ToolIntegrationRuns"];
+            /** @description Names of the write-only secret headers; their values are never shown. */
+            secret_header_names: string[];
+            created_at: string;
+            created_by: string | null;
+        };
+        ToolResponse: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            name: string;
+            description: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description What a call runs: an HTTP request through the outbound guard, or an integration action with the organization’s credential. */
+            runs: components["schemas"]["ToolHttpRuns"] | components["schemas"]["ToolIntegrationRuns"];
+            /** @description Names of the write-only secret headers; their values are never shown. */
+            secret_header_names: string[];
+            created_at: string;
+            created_by: string | null;
+            /** @description The newest version; equal to version unless a past one was asked for. */
+            latest_version: number;
+            updated_at: string;
+        };
+        ToolTestRequest: {
+            /**
+             * @description Arguments as the LLM would send them; checked against parameters.
+             * @default {}
+             */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /** @description Run a past version (default: the newest). */
+            version?: number;
+        };
+        ToolTestResponse: {
+            /** @description Whether the tool succeeded; a failed run is ok false with error, still HTTP 200. */
+            ok: boolean;
+            /** @description What the LLM would receive as the result (null on failure). */
+            output: unknown;
+            error?: {
+                code: string;
+                message: string;
+            };
+            version: number;
+            duration_ms: number;
         };
     };
     responses: never;
@@ -8691,6 +9596,734 @@ export interface operations {
             };
         };
     };
+    test_suites_list: {
+        parameters: {
+            query?: {
+                /** @description Rows per page: 1 to 200, default 50. X-Total-Count gives every matching row; Link rel="next" the following page. */
+                limit?: number;
+                /** @description Rows to skip: 0 to 1000000, default 0. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSuiteResponse"][];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    test_suites_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSuiteCreate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSuiteResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description test_suite_limit */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    test_suites_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSuiteResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    test_suites_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    test_suites_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSuiteUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSuiteResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    test_suites_list_runs: {
+        parameters: {
+            query?: {
+                /** @description Rows per page: 1 to 200, default 50. X-Total-Count gives every matching row; Link rel="next" the following page. */
+                limit?: number;
+                /** @description Rows to skip: 0 to 1000000, default 0. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRunResponse"][];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    test_suites_start_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestRunRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRunDetail"];
+                };
+            };
+            /** @description unknown_version */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:run) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no_published_version; suite_agent_missing; test_run_limit; voice_unavailable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    test_suites_get_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+                test_run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRunDetail"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs agents:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     calls_list: {
         parameters: {
             query?: {
@@ -10507,6 +12140,649 @@ export interface operations {
             };
         };
     };
+    tools_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"][];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs tools:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    tools_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolCreate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs tools:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description tool_name_taken; tool_limit */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    tools_get: {
+        parameters: {
+            query?: {
+                /** @description A past version of the tool (default: the newest). */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs tools:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    tools_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs tools:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    tools_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs tools:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description tool_name_taken; tool_secrets_unreadable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    tools_list_versions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only versions below this one (the next page). */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolVersionResponse"][];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs tools:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    tools_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ToolTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolTestResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs tools:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description tool_secrets_unreadable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     webhooks_list_events: {
         parameters: {
             query?: never;
@@ -11221,6 +13497,802 @@ export interface operations {
                 };
             };
             /** @description delivery_in_progress; endpoint_disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationResponse"][];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationCreate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description automation_limit */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AutomationTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationTestResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_list_runs: {
+        parameters: {
+            query?: {
+                status?: "pending" | "running" | "succeeded" | "failed";
+                /** @description At most 100. */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_AutomationRunResponse_"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_get_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRunDetail"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "missing",
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    automations_retry_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRunResponse"];
+                };
+            };
+            /** @description authentication_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description permission_denied (needs automations:write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description run_in_progress; automation_disabled */
             409: {
                 headers: {
                     [name: string]: unknown;
