@@ -80,7 +80,17 @@ export const TestCaseResult = z
     ended: z.object({ ended: z.boolean(), disposition: z.string().nullable(), by: z.enum(['agent', 'caller', 'turn_limit', 'error']).nullable() }),
     usage: z.object({ prompt_tokens: z.int(), completion_tokens: z.int() }),
     voice: z
-      .object({ turns: z.array(TurnMetrics), barge_ins: z.int(), response_ms_p50: z.number().nullable(), response_ms_max: z.number().nullable() })
+      .object({
+        turns: z.array(TurnMetrics),
+        barge_ins: z.int(),
+        response_ms_p50: z.number().nullable(),
+        response_ms_max: z.number().nullable(),
+        agent_heard: z
+          .array(z.object({ after_turn: z.int(), text: z.string().nullable() }))
+          .describe(
+            'The agent’s audio transcribed by its own speech-to-text after the call: after_turn 0 is the opening, n the answer to caller turn n; null: nothing heard.',
+          ),
+      })
       .nullable()
       .describe('Voice runs: per-turn latency and turn-taking; null over text.'),
   })

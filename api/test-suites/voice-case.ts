@@ -14,6 +14,7 @@ import { type AgentConfig, initialState, type RuntimeIO } from '../../engine/gra
 import type { Engine } from '../../engine/index.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 import type { VoiceProviders } from '../sessions/voice-providers.js'
+import { agentSegments, transcribe } from './agent-audio.js'
 import { Recording } from './recording.js'
 import { lineText, type SuiteSettings, type TestCaseT } from './schema.js'
 import type { CaseOutcome } from './schema-runs.js'
@@ -159,6 +160,12 @@ async function voiceCase(deps: VoiceCaseDeps, c: TestCaseT, run: TestRunRow, rec
     await Promise.race([recorder.done, new Promise((r) => setTimeout(r, 5000).unref())])
   }
   const turns = turnsOf(said, recorder.heard, line.clears)
+  const agentHeard: { after_turn: number; text: string | null }[] = []
+  for (const [i, frames] of agentSegments(
+    line.agentAudio,
+    said.map((s) => s.speechStart),
+  ).entries())
+    agentHeard.push({ after_turn: i, text: await transcribe(voice.stt, frames, voice.sttLanguage, signal) })
   signal.throwIfAborted()
   if (!rec.ended.ended) rec.hungUp(rec.ended.by === 'turn_limit' ? 'turn_limit' : 'caller')
   rec.variables = runtime.state.variables
@@ -168,6 +175,7 @@ async function voiceCase(deps: VoiceCaseDeps, c: TestCaseT, run: TestRunRow, rec
     barge_ins: turns.filter((t) => t.barge_in).length,
     response_ms_p50: measured.length ? measured[Math.floor((measured.length - 1) / 2)]! : null,
     response_ms_max: measured.length ? measured.at(-1)! : null,
+    agent_heard: agentHeard,
   }
   const judgeModel = settings.judge_model ?? config.llm.model
   return verdictOf(c, rec, { llm: io.llm, judgeModel, voice: { responseMs: turns.map((t) => t.response_ms) }, voiceOutcome, signal })

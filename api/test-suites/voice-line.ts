@@ -12,14 +12,18 @@ import type { CallerEvent, CallTransport, TransportInput } from '../../engine/in
 
 const FRAME_MS = 20
 const SILENCE = new Int16Array(FRAME_SAMPLES)
-/** Agent frames kept (timestamps only): 10 minutes of audio. */
+/** Agent frames kept (timestamps): 10 minutes of audio. */
 const MAX_AGENT_FRAMES = 30_000
+/** Agent audio kept for transcription: 3 minutes (5.8 MB); later audio is timed but not kept. */
+const MAX_AGENT_AUDIO_FRAMES = 9_000
 
 export class TestCallerLine implements CallTransport {
   readonly name = 'test'
   readonly startedAt = performance.now()
   /** When each agent frame arrived (bounded: the oldest go first). */
   readonly agentFrames: number[] = []
+  /** The agent's audio as it arrived, with when (the first 3 minutes), for transcription. */
+  readonly agentAudio: { at: number; pcm: Int16Array }[] = []
   readonly events: { at: number; event: CallerEvent }[] = []
   /** performance.now() of each barge-in (clearAudio). */
   readonly clears: number[] = []
@@ -66,8 +70,10 @@ export class TestCallerLine implements CallTransport {
     this.stop()
   }
 
-  writeAudio(_frame: Int16Array): Promise<void> {
-    this.agentFrames.push(performance.now())
+  writeAudio(frame: Int16Array): Promise<void> {
+    const at = performance.now()
+    if (this.agentAudio.length < MAX_AGENT_AUDIO_FRAMES) this.agentAudio.push({ at, pcm: frame.slice() })
+    this.agentFrames.push(at)
     if (this.agentFrames.length > MAX_AGENT_FRAMES) this.agentFrames.shift()
     return Promise.resolve()
   }

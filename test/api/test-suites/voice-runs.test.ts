@@ -16,7 +16,8 @@ import { BOOKED, BOOKING_GRAPH, finished, KEY, S, W } from './suite-fixtures.js'
 const VOICE_CONFIG = { language: 'en-US', stt: { provider: 'deepgram' }, tts: { provider: 'espeak' } }
 
 async function voiceScene(t: Test) {
-  const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
+  // Unscripted speech (the agent's, transcribed after the call) is heard as "agent speech".
+  const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100, fallback: () => 'agent speech' })
   t.teardown(() => dg.close())
   const llm = await startOpenAiStandIn({ apiKey: KEY })
   t.teardown(() => llm.close())
@@ -89,7 +90,13 @@ t.test('a scripted case over voice: heard, answered, measured, judged', async (t
   t.ok(turn.response_ms !== null && turn.response_ms > 0 && turn.response_ms < 8000, `response in ${turn.response_ms} ms`)
   t.equal(c.voice!.response_ms_max, turn.response_ms)
   t.same(c.ended, { ended: true, disposition: 'booked', by: 'agent' })
-  t.equal(dg.sessions.length, 1, 'one live transcription: the call')
+  // The agent's audio is transcribed per answer after the call (the stand-in hears each stretch of
+  // its speech, sentence by sentence, as "agent speech").
+  t.match(c.voice!.agent_heard, [
+    { after_turn: 0, text: /^agent speech( agent speech)*$/ },
+    { after_turn: 1, text: /^agent speech( agent speech)*$/ },
+  ])
+  t.equal(dg.sessions.length, 3, 'three live transcriptions: the call, then one per agent answer')
 })
 
 t.test('a caller who talks over the agent: the barge-in is measured, and the agent’s line kept as far as it was heard', async (t) => {
