@@ -14,6 +14,7 @@ import { DEFAULT_OPENAI_LLM_OPTIONS, isProviderError } from '../../engine/pipeli
 import { analysisOf, sessionConfig } from './agent-config.js'
 import type { AnalysisLlmFor } from './llm.js'
 import { type AnalysisResult, buildRequest, checkAnswer, type TranscriptLine } from './prompt.js'
+import { QueuePump } from '../queue/index.js'
 import { analysisEvent } from './view.js'
 
 export interface AnalysisWorkerOptions {
@@ -46,10 +47,7 @@ type JobEnd =
 
 export class AnalysisWorker {
   readonly options: AnalysisWorkerOptions
-  private readonly inFlight = new Set<Promise<void>>()
-  private readonly stop = new AbortController()
-  private timer: NodeJS.Timeout | null = null
-  private woken = false
+  private readonly pump: QueuePump
   private unsubscribe: (() => void) | null = null
 
   constructor(private readonly deps: AnalysisWorkerDeps) {
@@ -57,6 +55,7 @@ export class AnalysisWorker {
     const o = this.options
     if (!(o.concurrency >= 1 && o.maxAttempts >= 1 && o.retryBaseMs >= 0 && o.retryMaxMs >= o.retryBaseMs && o.pollMs >= 10))
       throw new Error(`AnalysisWorker: invalid options ${JSON.stringify(o)}`)
+    this.pump = new QueuePump(() => this.pass(), o.pollMs)
   }
 
   /** Queues analyses of sessions that end from now on, resumes interrupted jobs and starts working. */
@@ -64,32 +63,23 @@ export class AnalysisWorker {
     this.unsubscribe = this.deps.bus.subscribe((event) => this.onEvent(event))
     const resumed = this.deps.repos.analysis.resumeRunning(this.deps.clock.now())
     if (resumed) this.deps.logger.warn({ jobs: resumed }, 'analysis jobs left running by the last run are pending again')
-    this.timer = setInterval(() => this.wake(), this.options.pollMs).unref()
-    this.wake()
+    this.pump.start()
   }
 
   /** Looks at the queue soon (coalesced): after an enqueue, a finished job, or a clock move in tests. */
   wake(): void {
-    if (this.woken || this.stop.signal.aborted) return
-    this.woken = true
-    setImmediate(() => {
-      this.woken = false
-      this.pass()
-    })
+    this.pump.wake()
   }
 
   /** Resolves once no job is in flight (tests; a job may be due again later). */
-  async settled(): Promise<void> {
-    await new Promise((r) => setImmediate(r))
-    while (this.inFlight.size) await Promise.allSettled([...this.inFlight])
+  settled(): Promise<void> {
+    return this.pump.settled()
   }
 
   /** Stops taking jobs and aborts those in flight; they stay `running` and resume at the next start. */
   async close(): Promise<void> {
     this.unsubscribe?.()
-    if (this.timer) clearInterval(this.timer)
-    this.stop.abort(new Error('the server is stopping'))
-    await Promise.allSettled([...this.inFlight])
+    await this.pump.close()
   }
 
   private onEvent(event: DomainEvent): void {
@@ -103,18 +93,14 @@ export class AnalysisWorker {
   }
 
   private pass(): void {
-    const free = this.options.concurrency - this.inFlight.size
-    if (free <= 0 || this.stop.signal.aborted) return
+    const free = this.options.concurrency - this.pump.running
+    if (free <= 0 || this.pump.stopped) return
     const now = this.deps.clock.now()
     for (const job of this.deps.repos.analysis.due(now, free)) {
       if (!this.deps.repos.analysis.claim(job.session_id, now)) continue
-      const running: Promise<void> = this.run({ ...job, attempts: job.attempts + 1 })
-        .catch((err: unknown) => this.deps.logger.error({ err, session_id: job.session_id }, 'analysis job failed unexpectedly'))
-        .finally(() => {
-          this.inFlight.delete(running)
-          this.wake()
-        })
-      this.inFlight.add(running)
+      this.pump.track(this.run({ ...job, attempts: job.attempts + 1 }), (err) =>
+        this.deps.logger.error({ err, session_id: job.session_id }, 'analysis job failed unexpectedly'),
+      )
     }
   }
 
@@ -127,7 +113,7 @@ export class AnalysisWorker {
       this.deps.logger.error({ err, session_id: job.session_id }, 'analysis attempt threw')
       end = { status: 'failed', error: { code: 'internal_error', message: 'The analysis failed unexpectedly.' } }
     }
-    if (this.stop.signal.aborted) return
+    if (this.pump.signal.aborted) return
     const now = this.deps.clock.now()
     const { repos } = this.deps
     if (end.status === 'retry' && job.attempts < this.options.maxAttempts) {
@@ -174,13 +160,13 @@ export class AnalysisWorker {
       }
     const model = analysis.model ?? agent.llm.model ?? DEFAULT_OPENAI_LLM_OPTIONS.model
     try {
-      const answer = await llm.complete({ ...buildRequest(analysis, transcript), model, maxTokens: analysis.max_tokens }, this.stop.signal)
+      const answer = await llm.complete({ ...buildRequest(analysis, transcript), model, maxTokens: analysis.max_tokens }, this.pump.signal)
       const checked = checkAnswer(analysis, answer.content)
       // A model's answer that breaks the schema may be right the next time: retried like a provider failure.
       if (!checked.ok) return { status: 'retry', error: { code: 'invalid_output', message: `The model's answer was refused: ${checked.message}.` } }
       return { status: 'completed', result: { ...checked.result, model: answer.model, usage: answer.usage } }
     } catch (err) {
-      if (this.stop.signal.aborted) return { status: 'retry', error: { code: 'interrupted', message: 'The server stopped during the attempt.' } }
+      if (this.pump.signal.aborted) return { status: 'retry', error: { code: 'interrupted', message: 'The server stopped during the attempt.' } }
       if (!isProviderError(err, 'llm')) throw err
       const error = { code: err.code, message: err.message }
       return err.retryable ? { status: 'retry', error, ...(err.retryAfterMs !== undefined && { retryAfterMs: err.retryAfterMs }) } : { status: 'failed', error }

@@ -13,6 +13,7 @@ import type { ToolRunner } from '../../engine/graph-runtime/index.js'
 import { renderMapping } from './mapping.js'
 import { failureOf, storedOutput } from './outcome.js'
 import { queueRuns } from './trigger.js'
+import { QueuePump } from '../queue/index.js'
 
 export interface AutomationWorkerOptions {
   /** Runs worked at once, all organizations together. */
@@ -54,12 +55,9 @@ export interface AutomationWorkerDeps {
 
 export class AutomationWorker {
   readonly options: AutomationWorkerOptions
-  private readonly inFlight = new Set<Promise<void>>()
+  private readonly pump: QueuePump
   /** Runs in flight per organization. */
   private readonly perOrganization = new Map<string, number>()
-  private readonly stop = new AbortController()
-  private timers: NodeJS.Timeout[] = []
-  private woken = false
   private unsubscribe: (() => void) | null = null
 
   constructor(private readonly deps: AutomationWorkerDeps) {
@@ -78,6 +76,7 @@ export class AutomationWorker {
       )
     )
       throw new Error(`AutomationWorker: invalid options ${JSON.stringify(o)}`)
+    this.pump = new QueuePump(() => this.pass(), o.pollMs)
   }
 
   /** Queues runs for events from now on, resumes interrupted runs and starts working. */
@@ -86,33 +85,23 @@ export class AutomationWorker {
     const resumed = this.deps.repos.automationRuns.resumeRunning(this.deps.clock.now())
     if (resumed) this.deps.logger.warn({ runs: resumed }, 'automation runs left running by the last stop are pending again')
     this.prune()
-    this.timers = [setInterval(() => this.wake(), this.options.pollMs).unref(), setInterval(() => this.prune(), 3_600_000).unref()]
-    this.wake()
+    this.pump.start([[() => this.prune(), 3_600_000]])
   }
 
   /** Looks at the queue soon (coalesced): after an enqueue, a finished run, a retry, or a clock move in tests. */
   wake(): void {
-    if (this.woken || this.stop.signal.aborted) return
-    this.woken = true
-    // Deferred: the publisher may still be inside the transaction that holds the new runs.
-    setImmediate(() => {
-      this.woken = false
-      this.pass()
-    })
+    this.pump.wake()
   }
 
   /** Resolves once no run is in flight (tests; a run may be due again later). */
-  async settled(): Promise<void> {
-    await new Promise((r) => setImmediate(r))
-    while (this.inFlight.size) await Promise.allSettled([...this.inFlight])
+  settled(): Promise<void> {
+    return this.pump.settled()
   }
 
   /** Stops taking runs and aborts those in flight; they stay `running` and resume at the next start. */
   async close(): Promise<void> {
     this.unsubscribe?.()
-    for (const t of this.timers) clearInterval(t)
-    this.stop.abort(new Error('the server is stopping'))
-    await Promise.allSettled([...this.inFlight])
+    await this.pump.close()
   }
 
   /** Deletes finished runs past the retention period; returns how many. */
@@ -127,8 +116,8 @@ export class AutomationWorker {
   /** Starts what the caps allow; each round starts at least one run or ends the pass. */
   private pass(): void {
     const cap = this.options.maxPerOrganization
-    while (!this.stop.signal.aborted) {
-      const free = this.options.concurrency - this.inFlight.size
+    while (!this.pump.stopped) {
+      const free = this.options.concurrency - this.pump.running
       if (free <= 0) return
       const now = this.deps.clock.now()
       const busy = [...this.perOrganization].filter(([, n]) => n >= cap).map(([org]) => org)
@@ -148,16 +137,15 @@ export class AutomationWorker {
   private launch(run: AutomationRunRow, number: number): void {
     const org = run.organization_id
     this.perOrganization.set(org, (this.perOrganization.get(org) ?? 0) + 1)
-    const running: Promise<void> = this.run({ ...run, attempts: number }, number)
-      .catch((err: unknown) => this.deps.logger.error({ err, run_id: run.id }, 'automation run failed unexpectedly'))
-      .finally(() => {
-        this.inFlight.delete(running)
+    this.pump.track(
+      this.run({ ...run, attempts: number }, number),
+      (err) => this.deps.logger.error({ err, run_id: run.id }, 'automation run failed unexpectedly'),
+      () => {
         const left = (this.perOrganization.get(org) ?? 1) - 1
         if (left > 0) this.perOrganization.set(org, left)
         else this.perOrganization.delete(org)
-        this.wake()
-      })
-    this.inFlight.add(running)
+      },
+    )
   }
 
   private async run(run: AutomationRunRow, number: number): Promise<void> {
@@ -171,7 +159,7 @@ export class AutomationWorker {
       end = { outcome: 'failed', input: null, output: null, error: { code: 'internal_error', message: 'The attempt failed unexpectedly.' }, retryable: false }
     }
     // Stopping: the attempt stays open and the run `running`; the next start marks it interrupted and runs it again.
-    if (this.stop.signal.aborted) return
+    if (this.pump.signal.aborted) return
     const now = this.deps.clock.now()
     const automatic = run.attempts - run.budget_from
     const retryAt = end.outcome === 'failed' && end.retryable && automatic < this.options.maxAttempts ? now + this.backoff(automatic) : null
@@ -196,7 +184,7 @@ export class AutomationWorker {
     if (!rendered.ok) return fail('mapping_failed', `The input could not be rendered from the event: ${rendered.message}.`)
     const input = JSON.stringify(rendered.input)
     const runner = this.deps.runnerFor(run.organization_id)
-    const outcome = await runner.run({ integration: automation.integration, action: automation.action }, rendered.input, this.stop.signal)
+    const outcome = await runner.run({ integration: automation.integration, action: automation.action }, rendered.input, this.pump.signal)
     if (outcome.ok) return { outcome: 'succeeded', input, output: storedOutput(outcome.output), error: null, retryable: false }
     const failure = failureOf(outcome)
     return { outcome: 'failed', input, output: null, error: { code: failure.code, message: failure.message }, retryable: failure.retryable }

@@ -16,6 +16,7 @@ import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 import { WEB_CALL_PATH } from './service.js'
 import { openPrepared } from './prepared.js'
 import { SessionCallRecorder } from './session-recorder.js'
+import { runVoiceCasesOn } from '../test-suites/index.js'
 
 export type { Engine } from '../../engine/index.js'
 
@@ -48,6 +49,8 @@ export async function startEngine(o: EngineOptions): Promise<Engine> {
   // The API shares this event loop: while calls are live its requests take turns with their audio.
   services.apiTurns.shareWith(() => engine.liveCalls > 0)
   services.webCalls.bound?.(engine.port)
+  // Test suites' voice cases run as calls through this engine (api/test-suites/voice-case.ts).
+  runVoiceCasesOn(engine, services)
   return engine
 }
 

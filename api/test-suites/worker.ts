@@ -16,6 +16,7 @@ import type { SuiteSettings, TestCaseT } from './schema.js'
 import { runTextCase } from './text-case.js'
 import { caseTools } from './tool-mocks.js'
 import { CaseError, type CaseEnd } from './verdict.js'
+import { QueuePump } from '../queue/index.js'
 
 export interface TestRunWorkerOptions {
   /** Cases run at once, over every run. */
@@ -50,10 +51,7 @@ export interface TestRunWorkerDeps {
 
 export class TestRunWorker {
   readonly options: TestRunWorkerOptions
-  private readonly inFlight = new Set<Promise<void>>()
-  private readonly stop = new AbortController()
-  private timer: NodeJS.Timeout | null = null
-  private woken = false
+  private readonly pump: QueuePump
   private voice: VoiceCaseRunner | undefined
 
   constructor(private readonly deps: TestRunWorkerDeps) {
@@ -62,14 +60,14 @@ export class TestRunWorker {
     const o = this.options
     if (!(Number.isInteger(o.concurrency) && o.concurrency >= 1 && o.maxAttempts >= 1 && o.caseTimeoutMs >= 100 && o.pollMs >= 10))
       throw new Error(`TestRunWorker: invalid options ${JSON.stringify(o)}`)
+    this.pump = new QueuePump(() => this.pass(), o.pollMs)
   }
 
   /** Resumes (or fails) cases the last stop left running, and starts working the queue. */
   start(): void {
     const { resumed, exhausted } = this.deps.repos.testRuns.resumeRunning(this.options.maxAttempts, this.deps.clock.now())
     if (resumed || exhausted) this.deps.logger.warn({ resumed, exhausted }, 'test cases left running by the last run are pending again (or failed)')
-    this.timer = setInterval(() => this.wake(), this.options.pollMs).unref()
-    this.wake()
+    this.pump.start()
   }
 
   /** Voice cases run through this call engine from now on (the engine starts after the services). */
@@ -84,49 +82,35 @@ export class TestRunWorker {
 
   /** Looks at the queue soon (coalesced). */
   wake(): void {
-    if (this.woken || this.stop.signal.aborted) return
-    this.woken = true
-    setImmediate(() => {
-      this.woken = false
-      this.pass()
-    })
+    this.pump.wake()
   }
 
   /** Cases running now (tests read it to check the bound). */
   get running(): number {
-    return this.inFlight.size
+    return this.pump.running
   }
 
   /** Resolves once nothing is in flight and nothing is due (tests). */
   async settled(): Promise<void> {
     for (;;) {
-      await new Promise((r) => setImmediate(r))
-      if (this.inFlight.size) await Promise.allSettled([...this.inFlight])
-      else if (this.stop.signal.aborted || this.deps.repos.testRuns.due(1, this.voiceAvailable).length === 0) return
-      else this.wake()
+      await this.pump.settled()
+      if (this.pump.stopped || this.deps.repos.testRuns.due(1, this.voiceAvailable).length === 0) return
+      this.wake()
     }
   }
 
   /** Stops taking cases and aborts those in flight; they stay running and resume at the next start. */
-  async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    this.stop.abort(new Error('the server is stopping'))
-    await Promise.allSettled([...this.inFlight])
+  close(): Promise<void> {
+    return this.pump.close()
   }
 
   private pass(): void {
-    const free = this.options.concurrency - this.inFlight.size
-    if (free <= 0 || this.stop.signal.aborted) return
+    const free = this.options.concurrency - this.pump.running
+    if (free <= 0 || this.pump.stopped) return
     const now = this.deps.clock.now()
     for (const row of this.deps.repos.testRuns.due(free, this.voiceAvailable)) {
       if (!this.deps.repos.testRuns.claim(row.run_id, row.position, now)) continue
-      const running: Promise<void> = this.run(row)
-        .catch((err: unknown) => this.deps.logger.error({ err, run_id: row.run_id, position: row.position }, 'test case failed unexpectedly'))
-        .finally(() => {
-          this.inFlight.delete(running)
-          this.wake()
-        })
-      this.inFlight.add(running)
+      this.pump.track(this.run(row), (err) => this.deps.logger.error({ err, run_id: row.run_id, position: row.position }, 'test case failed unexpectedly'))
     }
   }
 
@@ -134,7 +118,7 @@ export class TestRunWorker {
     const run = this.deps.repos.testRuns.byId(row.run_id)
     if (!run) return
     const spec = JSON.parse(row.spec) as TestCaseT
-    const signal = AbortSignal.any([this.stop.signal, AbortSignal.timeout(this.options.caseTimeoutMs)])
+    const signal = AbortSignal.any([this.pump.signal, AbortSignal.timeout(this.options.caseTimeoutMs)])
     let ran: CaseRan
     try {
       ran = run.mode === 'voice' ? await this.voiceCase(spec, run, signal) : await this.textCase(spec, run, signal)
@@ -142,7 +126,7 @@ export class TestRunWorker {
       ran = { thrown: err, recording: new Recording() }
     }
     // Stopping: the case stays running, and the next start runs it again.
-    if (this.stop.signal.aborted) return
+    if (this.pump.signal.aborted) return
     const end = 'end' in ran ? ran.end : this.errorEnd(ran.thrown, signal, row, ran.recording)
     const stored = { status: end.status, result: JSON.stringify(end.outcome), reason: end.reason, error_code: end.errorCode }
     this.deps.repos.testRuns.finishCase(row.run_id, row.position, stored, this.deps.clock.now())

@@ -1,0 +1,1 @@
+export { QueuePump } from './pump.js'
