@@ -330,6 +330,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
       clock,
       logger,
       llmFor: analysisLlmFor({ accessFor: openAiAccess, organizationConnections, timeoutMs: config.analysisTimeoutMs }),
+      meter: billing,
       options: { concurrency: config.analysisConcurrency, maxAttempts: config.analysisMaxAttempts, retryBaseMs: config.analysisRetryBaseMs },
     }),
     automationWorker,

@@ -8,7 +8,7 @@
  * transaction, so the event leaves through the webhook outbox exactly once.
  */
 import type { Clock, DomainEvent, EventBus, Logger } from '../../core/index.js'
-import type { AnalysisJobRow, Repos } from '../../db/index.js'
+import type { AnalysisJobRow, Repos, SessionRow } from '../../db/index.js'
 import { analysisRequested } from '../../engine/graph-runtime/index.js'
 import { DEFAULT_OPENAI_LLM_OPTIONS, isProviderError } from '../../engine/pipeline/providers/llm/index.js'
 import { analysisOf, sessionConfig } from './agent-config.js'
@@ -37,6 +37,8 @@ export interface AnalysisWorkerDeps {
   clock: Clock
   logger: Logger
   llmFor: AnalysisLlmFor
+  /** Prices and debits a finished analysis's tokens (api/billing; a no-op with billing off). */
+  meter?: { settleAnalysis(row: SessionRow, usage: { prompt_tokens: number; completion_tokens: number }): unknown }
   options?: Partial<AnalysisWorkerOptions>
 }
 
@@ -130,6 +132,7 @@ export class AnalysisWorker {
       if (!repos.analysis.finish(job.session_id, stored, now)) return
       const row = repos.sessions.get({ organizationId: job.organization_id, environmentId: job.environment_id }, job.session_id)
       const finished = repos.analysis.get(job.session_id)!
+      if (row && final.status === 'completed') this.deps.meter?.settleAnalysis(row, final.result.usage)
       // In the transaction: the webhook outbox writes its rows inside publish(), so the job's end and its event commit together.
       this.deps.bus.publish({
         type: 'session.analysis.completed',

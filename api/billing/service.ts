@@ -185,6 +185,58 @@ export class BillingService {
     return cost
   }
 
+  /**
+   * A session's post-call analysis is done (api/analysis): with billing on, its LLM tokens are
+   * priced and debited once, as a usage row of its own (`analysis:<session id>`, channel
+   * `analysis`), since the session's own bill was settled when it ended. Run inside the analysis
+   * job's finishing transaction, so the job's end and its cost commit together.
+   */
+  settleAnalysis(row: SessionRow, usage: { prompt_tokens: number; completion_tokens: number }): Cost | null {
+    if (!this.deps.enabled) return null
+    const promptTokens = Math.max(0, Math.round(usage.prompt_tokens))
+    const completionTokens = Math.max(0, Math.round(usage.completion_tokens))
+    const channel = row.channel === 'phone' ? 'phone' : row.channel === 'web' ? 'web' : 'chat'
+    const cost = priceUsage(this.deps.book, providersOf(safeConfig(row.config), channel), {
+      voice: false,
+      callMs: 0,
+      sttAudioMs: 0,
+      promptTokens,
+      completionTokens,
+      ttsCharacters: 0,
+    })
+    const now = this.deps.clock.now()
+    this.deps.billing.settle(
+      {
+        session_id: `analysis:${row.id}`,
+        organization_id: row.organization_id,
+        environment_id: row.environment_id,
+        workflow_id: row.workflow_id,
+        channel: 'analysis',
+        call_ms: 0,
+        stt_audio_ms: 0,
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        tts_characters: 0,
+        items: JSON.stringify(cost.items),
+        amount_minor: cost.amount_minor,
+        currency: cost.currency,
+        ended_at: now,
+      },
+      cost.amount_minor > 0
+        ? {
+            organization_id: row.organization_id,
+            kind: 'usage',
+            amount_minor: -cost.amount_minor,
+            currency: cost.currency,
+            // The ledger's session link is the session's own bill (one usage row per session).
+            description: `post-call analysis of session ${row.id}`,
+            created_at: now,
+          }
+        : null,
+    )
+    return cost
+  }
+
   /** The recorded cost of an ended session (GET /calls/{uuid}); null while it runs or before billing existed. */
   costOf(sessionId: string): Cost | null {
     const u = this.deps.billing.usage(sessionId)
