@@ -248,8 +248,9 @@ t.test(
     await page.getByRole('button', { name: 'Start call' }).click()
     await page.waitForSelector('#problem[data-code="provider_not_configured"]', { timeout: 10_000 })
     const said = (await problem.textContent())!
-    t.match(said, /^The call could not start: The agent's speech-to-text provider is "deepgram", and the organization has no "deepgram" credential/)
-    t.match(said, 'store one with PUT /api/v1/credentials', "the server's message names what to configure")
+    t.match(said, /^The call could not start: The agent's speech-to-text provider is "deepgram", and no Deepgram key is available/)
+    t.match(said, 'store a "deepgram" credential (PUT /api/v1/credentials', "the server's message names what to configure")
+    t.match(said, 'or set OZAN_DEEPGRAM_API_KEY', 'and the operator’s alternative')
     t.match(said, 'Store the missing credential with PUT /api/v1/credentials')
     const standIns = problem.getByRole('link', { name: 'No provider keys? Try the stand-ins (scripted replies, not real providers)' })
     t.equal(await standIns.getAttribute('href'), '/call/stand-ins')
