@@ -13,8 +13,8 @@ export const MAX_RESPONSE_BYTES = 64 * 1024
 export const MAX_REQUEST_BODY_BYTES = 64 * 1024
 
 // The transport sets these from the request itself; letting a caller set them would let the
-// request say one thing and carry another.
-const RESERVED_HEADERS = new Set([
+// request say one thing and carry another. (The tool library refuses them at save too.)
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'transfer-encoding',
@@ -26,10 +26,11 @@ const RESERVED_HEADERS = new Set([
   'proxy-authorization',
   'proxy-connection',
 ])
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 // A header value is Latin-1 without control characters (tab allowed): anything else would either
 // inject a header line or be refused by node's HTTP client.
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 
 const HttpInput = z
   .object({
@@ -40,7 +41,7 @@ const HttpInput = z
       .superRefine((h, ctx) => {
         if (Object.keys(h).length > 50) ctx.addIssue({ code: 'custom', message: 'At most 50 headers' })
         for (const name of Object.keys(h)) {
-          if (!TOKEN.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'Must be an HTTP header name' })
+          if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'Must be an HTTP header name' })
           else if (RESERVED_HEADERS.has(name.toLowerCase()))
             ctx.addIssue({ code: 'custom', path: [name], message: 'This header is set by the transport and cannot be given' })
         }

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { ANALYSIS_SCHEMA_BOUNDS, compileAnalysisSchema, describeExcess, jsonExcess } from '../../engine/graph-runtime/index.js'
+import { BoundedJsonSchema, compileAnalysisSchema } from '../../engine/graph-runtime/index.js'
 import { FREE_FORM, MAX_JSON_DEPTH, boundedJson, boundedJsonObject } from '../http/bounded-json.js'
 import { findIntegration } from '../integrations/catalog.js'
-import { MAX_TIMEOUT_MS } from '../integrations/http.js'
+import { HEADER_NAME, HEADER_VALUE, MAX_TIMEOUT_MS, RESERVED_HEADERS } from '../integrations/http.js'
 import { placeholders, placeholdersIn } from './template.js'
 
 /** A tool's limits (docs/tools.md). */
@@ -43,43 +43,19 @@ const Name = z
 
 const Description = z.string().trim().min(1).max(TOOL_LIMITS.descriptionChars).describe('What the tool does and when to call it; the LLM reads it.')
 
-const Parameters = z
-  .record(z.string(), z.unknown())
-  .superRefine((schema, ctx) => {
-    const excess = jsonExcess(schema, ANALYSIS_SCHEMA_BOUNDS)
-    if (excess) {
-      const { type, msg, ctx: details } = describeExcess(excess)
-      return void ctx.addIssue({ code: 'custom', message: msg, params: { type, ctx: details } })
-    }
-    const compiled = compileAnalysisSchema(schema)
-    if (!compiled.ok) ctx.addIssue({ code: 'custom', message: compiled.message, path: compiled.path })
-  })
-  .describe(
-    'JSON Schema of the arguments object (a subset: type, properties, required, additionalProperties, items, anyOf, enum, const, bounds, format; no pattern or $ref). The root is an object. At most 16 KiB and 12 levels deep.',
-  )
+const Parameters = BoundedJsonSchema.describe(
+  'JSON Schema of the arguments object (a subset: type, properties, required, additionalProperties, items, anyOf, enum, const, bounds, format; no pattern or $ref). The root is an object. At most 16 KiB and 12 levels deep.',
+)
 
-// The transport sets these; the http integration refuses them too, here they are refused at save.
-const RESERVED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'proxy-authorization',
-  'proxy-connection',
-])
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+// Header names longer than this are refused at save (the http action takes any token length).
+const HEADER_NAME_CHARS = 100
 
 const Headers = z
   .record(z.string(), z.string().max(TOOL_LIMITS.headerValueChars).regex(HEADER_VALUE, 'Must be Latin-1 text without control characters'))
   .superRefine((h, ctx) => {
     if (Object.keys(h).length > TOOL_LIMITS.headers) ctx.addIssue({ code: 'custom', message: `At most ${TOOL_LIMITS.headers} headers` })
     for (const name of Object.keys(h)) {
-      if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'Must be an HTTP header name' })
+      if (!HEADER_NAME.test(name) || name.length > HEADER_NAME_CHARS) ctx.addIssue({ code: 'custom', path: [name], message: 'Must be an HTTP header name' })
       else if (RESERVED_HEADERS.has(name.toLowerCase()))
         ctx.addIssue({ code: 'custom', path: [name], message: 'This header is set by the transport and cannot be given' })
     }

@@ -113,6 +113,21 @@ export function isStrictSchema(schema: unknown): boolean {
   return true
 }
 
+/**
+ * A JSON Schema a user gives, bounded in size and depth and compiled to a validator (the subset
+ * compileAnalysisSchema knows); each use adds its own description. Analysis's structured data and
+ * the tool library's parameters take it.
+ */
+export const BoundedJsonSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  const excess = jsonExcess(schema, ANALYSIS_SCHEMA_BOUNDS)
+  if (excess) {
+    const { type, msg, ctx: details } = describeExcess(excess)
+    return void ctx.addIssue({ code: 'custom', message: msg, params: { type, ctx: details } })
+  }
+  const compiled = compileAnalysisSchema(schema)
+  if (!compiled.ok) ctx.addIssue({ code: 'custom', message: compiled.message, path: compiled.path })
+})
+
 const Prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS)
 
 export const AnalysisConfig = z
@@ -134,20 +149,9 @@ export const AnalysisConfig = z
       .optional(),
     structured_data: z
       .object({
-        schema: z
-          .record(z.string(), z.unknown())
-          .superRefine((schema, ctx) => {
-            const excess = jsonExcess(schema, ANALYSIS_SCHEMA_BOUNDS)
-            if (excess) {
-              const { type, msg, ctx: details } = describeExcess(excess)
-              return void ctx.addIssue({ code: 'custom', message: msg, params: { type, ctx: details } })
-            }
-            const compiled = compileAnalysisSchema(schema)
-            if (!compiled.ok) ctx.addIssue({ code: 'custom', message: compiled.message, path: compiled.path })
-          })
-          .describe(
-            'JSON Schema (a subset: type, properties, required, additionalProperties, items, anyOf, enum, const, bounds, format) of the data to extract; the root is an object. At most 16 KiB and 12 levels deep.',
-          ),
+        schema: BoundedJsonSchema.describe(
+          'JSON Schema (a subset: type, properties, required, additionalProperties, items, anyOf, enum, const, bounds, format) of the data to extract; the root is an object. At most 16 KiB and 12 levels deep.',
+        ),
         prompt: Prompt.optional().describe('Guidance for the extraction.'),
       })
       .optional(),
