@@ -277,6 +277,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     clock,
     logger,
     runtimeIO: (scope) => sessions.runtimeIO(scope),
+    meter: billing,
     options: { concurrency: config.testRunConcurrency, maxAttempts: config.testRunMaxAttempts, caseTimeoutMs: config.testCaseTimeoutMs },
   })
   const trunkPasswords = new TrunkPasswordSealer(new CredentialCipher(deps.secrets.credentialEncryptionKey))
@@ -336,7 +337,7 @@ function buildServices(deps: ServiceDeps, limiter: RateLimitStore, tokens: Acces
     automationWorker,
     automations: new AutomationService({ repos, clock, worker: automationWorker }),
     testRunWorker,
-    testSuites: new TestSuiteService({ repos, clock, wake: () => testRunWorker.wake(), voiceAvailable: () => testRunWorker.voiceAvailable }),
+    testSuites: new TestSuiteService({ repos, clock, wake: () => testRunWorker.wake(), voiceAvailable: () => testRunWorker.voiceAvailable, credit: billing }),
     webhooks: new WebhookService({ repos, sealer, clock, dispatcher: webhookDispatcher, guard, quota: entitlementGuard }),
     apiKeys: new ApiKeyService(repos, clock, entitlementGuard),
     rbac: new RbacService({ repos, clock, mailer, bus, auditor, invitationTtlS: config.invitationTtlS, quota: entitlementGuard }),

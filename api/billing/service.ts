@@ -18,6 +18,12 @@ import type { PriceBook } from './pricing.js'
 import type { EstimateRequestT, TopupRequestT } from './schema.js'
 import { usageView } from './usage.js'
 
+/** LLM tokens in and out. */
+export interface TokenUsage {
+  prompt_tokens: number
+  completion_tokens: number
+}
+
 export interface BillingDeps {
   billing: BillingRepo
   repos: Repos
@@ -187,16 +193,66 @@ export class BillingService {
 
   /**
    * A session's post-call analysis is done (api/analysis): with billing on, its LLM tokens are
-   * priced and debited once, as a usage row of its own (`analysis:<session id>`, channel
-   * `analysis`), since the session's own bill was settled when it ended. Run inside the analysis
-   * job's finishing transaction, so the job's end and its cost commit together.
+   * priced and debited once (the session's own bill was settled when it ended). Run inside the
+   * analysis job's finishing transaction, so the job's end and its cost commit together.
    */
-  settleAnalysis(row: SessionRow, usage: { prompt_tokens: number; completion_tokens: number }): Cost | null {
+  settleAnalysis(row: SessionRow, usage: TokenUsage): Cost | null {
+    return this.settleTokens({
+      usageId: `analysis:${row.id}`,
+      channel: 'analysis',
+      organizationId: row.organization_id,
+      environmentId: row.environment_id,
+      workflowId: row.workflow_id,
+      config: row.config,
+      voice: row.channel === 'phone' ? 'phone' : row.channel === 'web' ? 'web' : 'chat',
+      usage,
+      description: `post-call analysis of session ${row.id}`,
+    })
+  }
+
+  /**
+   * A test-suite case is done (api/test-suites): with billing on, the LLM tokens it used (the
+   * agent's, the simulated caller's and the rubric judge's) are priced and debited once, in the
+   * transaction that records the case's end.
+   */
+  settleTestCase(
+    run: { id: string; organization_id: string; environment_id: string; workflow_id: string; config: string },
+    position: number,
+    usage: TokenUsage,
+  ): Cost | null {
+    return this.settleTokens({
+      usageId: `test:${run.id}:${position}`,
+      channel: 'test',
+      organizationId: run.organization_id,
+      environmentId: run.environment_id,
+      workflowId: run.workflow_id,
+      config: run.config,
+      voice: 'chat',
+      usage,
+      description: `test run ${run.id}, case ${position + 1}`,
+    })
+  }
+
+  /**
+   * LLM tokens spent outside a session's own bill, priced by the agent's LLM provider and debited
+   * once: a usage row of their own (`usageId`, its `channel` not counted as a session) makes a
+   * second settle of the same work change nothing.
+   */
+  private settleTokens(o: {
+    usageId: string
+    channel: 'analysis' | 'test'
+    organizationId: string
+    environmentId: string
+    workflowId: string | null
+    config: string
+    voice: 'web' | 'phone' | 'chat'
+    usage: TokenUsage
+    description: string
+  }): Cost | null {
     if (!this.deps.enabled) return null
-    const promptTokens = Math.max(0, Math.round(usage.prompt_tokens))
-    const completionTokens = Math.max(0, Math.round(usage.completion_tokens))
-    const channel = row.channel === 'phone' ? 'phone' : row.channel === 'web' ? 'web' : 'chat'
-    const cost = priceUsage(this.deps.book, providersOf(safeConfig(row.config), channel), {
+    const promptTokens = Math.max(0, Math.round(o.usage.prompt_tokens))
+    const completionTokens = Math.max(0, Math.round(o.usage.completion_tokens))
+    const cost = priceUsage(this.deps.book, providersOf(safeConfig(o.config), o.voice), {
       voice: false,
       callMs: 0,
       sttAudioMs: 0,
@@ -207,11 +263,11 @@ export class BillingService {
     const now = this.deps.clock.now()
     this.deps.billing.settle(
       {
-        session_id: `analysis:${row.id}`,
-        organization_id: row.organization_id,
-        environment_id: row.environment_id,
-        workflow_id: row.workflow_id,
-        channel: 'analysis',
+        session_id: o.usageId,
+        organization_id: o.organizationId,
+        environment_id: o.environmentId,
+        workflow_id: o.workflowId,
+        channel: o.channel,
         call_ms: 0,
         stt_audio_ms: 0,
         prompt_tokens: promptTokens,
@@ -222,14 +278,14 @@ export class BillingService {
         currency: cost.currency,
         ended_at: now,
       },
+      // The ledger's session link is a session's own bill (one usage row per session): none here.
       cost.amount_minor > 0
         ? {
-            organization_id: row.organization_id,
+            organization_id: o.organizationId,
             kind: 'usage',
             amount_minor: -cost.amount_minor,
             currency: cost.currency,
-            // The ledger's session link is the session's own bill (one usage row per session).
-            description: `post-call analysis of session ${row.id}`,
+            description: o.description,
             created_at: now,
           }
         : null,

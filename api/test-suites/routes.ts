@@ -110,7 +110,7 @@ export function testSuiteRoutes(suites: TestSuiteService) {
       bodyOptional: true,
       status: 202,
       response: TestRunDetail,
-      errors: ['not_found', 'no_published_version', 'unknown_version', 'suite_agent_missing', 'test_run_limit', 'voice_unavailable'],
+      errors: ['not_found', 'no_published_version', 'unknown_version', 'suite_agent_missing', 'test_run_limit', 'voice_unavailable', 'insufficient_credit'],
       handler: ({ auth, params, body }) => suites.startRun(auth, params.suite_id, body ?? TestRunRequest.parse({})),
     }),
     defineRoute({

@@ -18,6 +18,8 @@ export interface TestSuiteDeps {
   wake: () => void
   /** Whether this process can run voice cases (a call engine is attached). */
   voiceAvailable: () => boolean
+  /** 402 insufficient_credit when billing is on and the organization has no credit left (a run spends LLM tokens). */
+  credit?: { assertCredit(organizationId: string): void }
 }
 
 /**
@@ -94,6 +96,7 @@ export class TestSuiteService {
   startRun(p: Principal, suiteId: string, body: TestRunRequestT) {
     const { repos, clock } = this.deps
     const suite = this.suite(p, suiteId)
+    this.deps.credit?.assertCredit(p.organizationId)
     if (body.mode === 'voice' && !this.deps.voiceAvailable()) throw new ApiError('voice_unavailable')
     const wf = repos.workflows.get(scope(p), suite.workflow_id)
     if (!wf) throw new ApiError('suite_agent_missing')

@@ -46,6 +46,8 @@ export interface TestRunWorkerDeps {
   /** The runtime's io of a scope, as text sessions get it (SessionService.runtimeIO). */
   runtimeIO: (scope: { organizationId: string; environmentId: string }) => RuntimeIO
   voice?: VoiceCaseRunner
+  /** Prices and debits the LLM tokens a finished case used (api/billing; a no-op with billing off). */
+  meter?: { settleTestCase(run: TestRunRow, position: number, usage: { prompt_tokens: number; completion_tokens: number }): unknown }
   options?: Partial<TestRunWorkerOptions>
 }
 
@@ -129,7 +131,11 @@ export class TestRunWorker {
     if (this.pump.signal.aborted) return
     const end = 'end' in ran ? ran.end : this.errorEnd(ran.thrown, signal, row, ran.recording)
     const stored = { status: end.status, result: JSON.stringify(end.outcome), reason: end.reason, error_code: end.errorCode }
-    this.deps.repos.testRuns.finishCase(row.run_id, row.position, stored, this.deps.clock.now())
+    // The case's end and its cost commit together.
+    this.deps.repos.transaction(() => {
+      this.deps.repos.testRuns.finishCase(row.run_id, row.position, stored, this.deps.clock.now())
+      this.deps.meter?.settleTestCase(run, row.position, end.outcome.usage)
+    })
   }
 
   private async textCase(spec: TestCaseT, run: TestRunRow, signal: AbortSignal): Promise<CaseRan> {

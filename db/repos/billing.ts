@@ -208,9 +208,9 @@ export class BillingRepo {
     const args = { org: organizationId, since, until }
     const where = 'u.organization_id = @org AND u.ended_at >= @since AND u.ended_at < @until'
     const totals = this.db
-      // A post-call analysis has its own row (channel 'analysis'): priced, but not another session.
+      // A post-call analysis or a test case has its own row (channel 'analysis', 'test'): priced, but not a session.
       .prepare(
-        `SELECT coalesce(sum(u.channel <> 'analysis'), 0) AS sessions, coalesce(sum(amount_minor), 0) AS amount_minor FROM billing_usage u WHERE ${where}`,
+        `SELECT coalesce(sum(u.channel NOT IN ('analysis', 'test')), 0) AS sessions, coalesce(sum(amount_minor), 0) AS amount_minor FROM billing_usage u WHERE ${where}`,
       )
       .get(args) as {
       sessions: number
@@ -226,7 +226,7 @@ export class BillingRepo {
       .all(args) as UsageSummary['byProvider']
     const byAgent = this.db
       .prepare(
-        `SELECT u.workflow_id, w.name AS workflow_name, sum(u.channel <> 'analysis') AS sessions, sum(u.call_ms) AS call_ms, sum(u.amount_minor) AS amount_minor
+        `SELECT u.workflow_id, w.name AS workflow_name, sum(u.channel NOT IN ('analysis', 'test')) AS sessions, sum(u.call_ms) AS call_ms, sum(u.amount_minor) AS amount_minor
          FROM billing_usage u LEFT JOIN workflows w ON w.id = u.workflow_id WHERE ${where}
          GROUP BY u.workflow_id ORDER BY amount_minor DESC, u.workflow_id LIMIT ${MAX_AGENTS_IN_SUMMARY}`,
       )
