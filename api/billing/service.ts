@@ -10,6 +10,7 @@ import { ValidationError } from '../http/validation.js'
 import type { Principal } from '../security/principal.js'
 import { estimate, providersOf } from './estimate.js'
 import { type Cost, priceUsage } from './meter.js'
+import { safeConfig, settleAnalysis, settleSession, settleTestCase, type TestRunBilled, type TokenUsage } from './settle.js'
 import { CreditWatches } from './credit-watch.js'
 import { databaseLiveSpend } from './live-spend.js'
 import type { PaymentProvider } from './payments/provider.js'
@@ -17,12 +18,6 @@ import { type StripePayments, WebhookSignatureError } from './payments/stripe.js
 import type { PriceBook } from './pricing.js'
 import type { EstimateRequestT, TopupRequestT } from './schema.js'
 import { usageView } from './usage.js'
-
-/** LLM tokens in and out. */
-export interface TokenUsage {
-  prompt_tokens: number
-  completion_tokens: number
-}
 
 export interface BillingDeps {
   billing: BillingRepo
@@ -144,153 +139,17 @@ export class BillingService {
    * With billing off nothing is metered (null: the report's amount stays null, as it always was).
    */
   settle(row: SessionRow, counts: EngineCounts): Cost | null {
-    if (!this.deps.enabled) return null
-    const voice = row.channel === 'web' || row.channel === 'phone'
-    const callMs = voice ? Math.max(0, (row.ended_at ?? row.updated_at) - row.started_at) : 0
-    const config = safeConfig(row.config)
-    const cost = priceUsage(this.deps.book, providersOf(config, row.channel === 'phone' ? 'phone' : row.channel === 'web' ? 'web' : 'chat'), {
-      voice,
-      callMs,
-      sttAudioMs: Math.max(0, Math.round(counts.sttAudioMs)),
-      promptTokens: row.prompt_tokens,
-      completionTokens: row.completion_tokens,
-      ttsCharacters: Math.max(0, Math.round(counts.ttsCharacters)),
-    })
-    const now = this.deps.clock.now()
-    const debit =
-      cost.amount_minor > 0
-        ? {
-            organization_id: row.organization_id,
-            kind: 'usage' as const,
-            amount_minor: -cost.amount_minor,
-            currency: cost.currency,
-            description: `${row.channel} session usage`,
-            session_id: row.id,
-            created_at: now,
-          }
-        : null
-    this.deps.billing.settle(
-      {
-        session_id: row.id,
-        organization_id: row.organization_id,
-        environment_id: row.environment_id,
-        workflow_id: row.workflow_id,
-        channel: row.channel,
-        call_ms: callMs,
-        stt_audio_ms: Math.max(0, Math.round(counts.sttAudioMs)),
-        prompt_tokens: row.prompt_tokens,
-        completion_tokens: row.completion_tokens,
-        tts_characters: Math.max(0, Math.round(counts.ttsCharacters)),
-        items: JSON.stringify(cost.items),
-        amount_minor: cost.amount_minor,
-        currency: cost.currency,
-        ended_at: row.ended_at ?? now,
-      },
-      debit,
-    )
-    return cost
+    return this.deps.enabled ? settleSession(this.deps, row, counts) : null
   }
 
-  /**
-   * A session's post-call analysis is done (api/analysis): with billing on, its LLM tokens are
-   * priced and debited once (the session's own bill was settled when it ended). Run inside the
-   * analysis job's finishing transaction, so the job's end and its cost commit together.
-   */
+  /** A session's post-call analysis is done: its LLM tokens are billed (settle.ts), with billing on. */
   settleAnalysis(row: SessionRow, usage: TokenUsage): Cost | null {
-    return this.settleTokens({
-      usageId: `analysis:${row.id}`,
-      channel: 'analysis',
-      organizationId: row.organization_id,
-      environmentId: row.environment_id,
-      workflowId: row.workflow_id,
-      config: row.config,
-      voice: row.channel === 'phone' ? 'phone' : row.channel === 'web' ? 'web' : 'chat',
-      usage,
-      description: `post-call analysis of session ${row.id}`,
-    })
+    return this.deps.enabled ? settleAnalysis(this.deps, row, usage) : null
   }
 
-  /**
-   * A test-suite case is done (api/test-suites): with billing on, the LLM tokens it used (the
-   * agent's, the simulated caller's and the rubric judge's) are priced and debited once, in the
-   * transaction that records the case's end.
-   */
-  settleTestCase(
-    run: { id: string; organization_id: string; environment_id: string; workflow_id: string; config: string },
-    position: number,
-    usage: TokenUsage,
-  ): Cost | null {
-    return this.settleTokens({
-      usageId: `test:${run.id}:${position}`,
-      channel: 'test',
-      organizationId: run.organization_id,
-      environmentId: run.environment_id,
-      workflowId: run.workflow_id,
-      config: run.config,
-      voice: 'chat',
-      usage,
-      description: `test run ${run.id}, case ${position + 1}`,
-    })
-  }
-
-  /**
-   * LLM tokens spent outside a session's own bill, priced by the agent's LLM provider and debited
-   * once: a usage row of their own (`usageId`, its `channel` not counted as a session) makes a
-   * second settle of the same work change nothing.
-   */
-  private settleTokens(o: {
-    usageId: string
-    channel: 'analysis' | 'test'
-    organizationId: string
-    environmentId: string
-    workflowId: string | null
-    config: string
-    voice: 'web' | 'phone' | 'chat'
-    usage: TokenUsage
-    description: string
-  }): Cost | null {
-    if (!this.deps.enabled) return null
-    const promptTokens = Math.max(0, Math.round(o.usage.prompt_tokens))
-    const completionTokens = Math.max(0, Math.round(o.usage.completion_tokens))
-    const cost = priceUsage(this.deps.book, providersOf(safeConfig(o.config), o.voice), {
-      voice: false,
-      callMs: 0,
-      sttAudioMs: 0,
-      promptTokens,
-      completionTokens,
-      ttsCharacters: 0,
-    })
-    const now = this.deps.clock.now()
-    this.deps.billing.settle(
-      {
-        session_id: o.usageId,
-        organization_id: o.organizationId,
-        environment_id: o.environmentId,
-        workflow_id: o.workflowId,
-        channel: o.channel,
-        call_ms: 0,
-        stt_audio_ms: 0,
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        tts_characters: 0,
-        items: JSON.stringify(cost.items),
-        amount_minor: cost.amount_minor,
-        currency: cost.currency,
-        ended_at: now,
-      },
-      // The ledger's session link is a session's own bill (one usage row per session): none here.
-      cost.amount_minor > 0
-        ? {
-            organization_id: o.organizationId,
-            kind: 'usage',
-            amount_minor: -cost.amount_minor,
-            currency: cost.currency,
-            description: o.description,
-            created_at: now,
-          }
-        : null,
-    )
-    return cost
+  /** A test-suite case is done: its LLM tokens are billed (settle.ts), with billing on. */
+  settleTestCase(run: TestRunBilled, position: number, usage: TokenUsage): Cost | null {
+    return this.deps.enabled ? settleTestCase(this.deps, run, position, usage) : null
   }
 
   /** The recorded cost of an ended session (GET /calls/{uuid}); null while it runs or before billing existed. */
@@ -435,15 +294,6 @@ export class BillingService {
     if (!wf) throw new ApiError('not_found')
     const config = wf.latest_version === null ? wf.draft_config : (this.deps.repos.workflows.version(wf.id, wf.latest_version)?.config ?? wf.draft_config)
     return safeConfig(config)
-  }
-}
-
-/** A stored config, or the defaults when it no longer parses (a bill must not fail on it). */
-function safeConfig(json: string): AgentConfig {
-  try {
-    return AgentConfig.parse(JSON.parse(json))
-  } catch {
-    return AgentConfig.parse({})
   }
 }
 

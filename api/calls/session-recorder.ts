@@ -19,7 +19,7 @@ import type { Clock, EventBus, Logger } from '../../core/index.js'
 import type { Repos } from '../../db/index.js'
 import type { RuntimeState } from '../../engine/graph-runtime/index.js'
 import type { CallEndReason, CallRecorder, TurnMetricsRecord } from '../../engine/pipeline/call/index.js'
-import { completionReport, type SessionMeter } from '../sessions/report.js'
+import { completionReport, functionCalledData, type SessionMeter } from '../sessions/report.js'
 
 /** Billing's side of a live call (api/billing): its cost at the end, and a watch on the credit while it runs. */
 export interface CallMeter extends SessionMeter {
@@ -154,8 +154,7 @@ export class SessionCallRecorder implements CallRecorder {
     if (kind === 'tool_call') {
       // Announced when it happens (a receiver may act on it during the call), but off the audio
       // path: publishing writes the webhook outbox.
-      const { call_id, integration, action, input, tool } = data
-      const payload = { ...this.base(), call_id, integration, action, input, ...(tool !== undefined && { tool }) }
+      const payload = functionCalledData(this.base(), data)
       setImmediate(() => this.publish('function.called', payload, this.options.clock.now()))
     }
     if (SKIPPED.has(kind)) return

@@ -36,6 +36,14 @@ export function textSessionCounts(events: readonly { kind: string; data: string 
   return counts
 }
 
+/** The data of `function.called`, for text sessions and calls alike (`tool`: a library tool's id, name and version). */
+export function functionCalledData(
+  base: Record<string, unknown>,
+  e: { call_id?: unknown; integration?: unknown; action?: unknown; input?: unknown; tool?: unknown },
+): Record<string, unknown> {
+  return { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input, ...(e.tool !== undefined && { tool: e.tool }) }
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 /**

@@ -8,13 +8,12 @@ import { upstreamApiError } from '../http/upstream.js'
 import type { Principal } from '../security/principal.js'
 import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
-import { SPEECH_USAGE_EVENT, type SessionMeter, textSessionReport } from './report.js'
+import { functionCalledData, type SessionMeter, textSessionReport } from './report.js'
 import type { VoiceProviders } from './voice-providers.js'
 import { storedConfig, storedDefinition } from './stored-agent.js'
 import { type AgentProviderSources, agentRuntimeIO, agentVoice } from './agent-providers.js'
 import { SessionLocks } from './session-locks.js'
-import { type Heard, voiceTurn } from './voice-turn.js'
-import { spokenCharacters } from './voice.js'
+import { type Heard, speechUsageEvents, voiceTurn } from './voice-turn.js'
 import { sessionDetail, sessionEvent, sessionSummary } from './views.js'
 import { analysisView } from '../analysis/index.js'
 
@@ -271,12 +270,7 @@ export class SessionService {
       // Stored rows name the event in `kind` (a persisted format the events API serves): the runtime's `type` maps onto it.
       ...seen.filter((e) => e.type !== 'text_delta').map(({ type, ...data }) => ({ kind: type === 'say' ? 'agent_message' : type, data })),
       { kind: 'turn', data: { turn: row.turn_count + 1, duration_ms: now - started } },
-      // A spoken turn's speech is metered with the turn (report.ts), its reply's characters
-      // included: this very turn may end the session and settle its cost before the reply is
-      // synthesized.
-      ...(heard?.speech
-        ? [{ kind: SPEECH_USAGE_EVENT, data: { stt_audio_ms: heard.speech.sttAudioMs, tts_characters: spokenCharacters(says, heard.speech.ttsLanguage) } }]
-        : []),
+      ...speechUsageEvents(heard, says),
     ]
     const errorCode = seen.find((e): e is Extract<RuntimeEvent, { type: 'error' }> => e.type === 'error')?.code ?? null
     this.deps.repos.sessions.saveTurn(
@@ -305,14 +299,7 @@ export class SessionService {
       )
     else this.publish(p, 'transcript.updated', { ...base, role: 'user', text }, now)
     for (const line of says) this.publish(p, 'transcript.updated', { ...base, role: 'assistant', text: line }, now)
-    for (const e of seen)
-      if (e.type === 'tool_call')
-        this.publish(
-          p,
-          'function.called',
-          { ...base, call_id: e.call_id, integration: e.integration, action: e.action, input: e.input, ...(e.tool && { tool: e.tool }) },
-          now,
-        )
+    for (const e of seen) if (e.type === 'tool_call') this.publish(p, 'function.called', functionCalledData(base, e), now)
     if (state.ended) this.report(p, this.deps.repos.sessions.get(scope(p), row.id)!)
     return {
       session_id: row.id,

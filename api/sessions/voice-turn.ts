@@ -12,7 +12,8 @@ import type { RawBody } from '../http/raw.js'
 import type { TurnFields } from './schema.js'
 import { storedConfig } from './stored-agent.js'
 import { SAMPLE_RATE } from '../../engine/audio/index.js'
-import { decodeVoiceAudio, noSpeech, speechApiError, synthesize, transcribe, wavAudio } from './voice.js'
+import { SPEECH_USAGE_EVENT } from './report.js'
+import { decodeVoiceAudio, spokenCharacters, noSpeech, speechApiError, synthesize, transcribe, wavAudio } from './voice.js'
 import type { VoiceProviders } from './voice-providers.js'
 
 export interface VoiceTurn {
@@ -34,6 +35,17 @@ export interface VoiceTurn {
 export interface Heard {
   text: string
   speech?: { sttAudioMs: number; ttsLanguage: string }
+}
+
+/**
+ * A spoken turn's speech, metered with the turn (report.ts sums it): the audio sent to STT and the
+ * reply's characters as TTS will be sent them, counted now since this very turn may end the
+ * session and settle its cost before the reply is synthesized. None for a typed turn.
+ */
+export function speechUsageEvents(heard: Heard | null, says: readonly string[]): { kind: string; data: Record<string, number> }[] {
+  if (!heard?.speech) return []
+  const data = { stt_audio_ms: heard.speech.sttAudioMs, tts_characters: spokenCharacters(says, heard.speech.ttsLanguage) }
+  return [{ kind: SPEECH_USAGE_EVENT, data }]
 }
 
 export async function voiceTurn(o: VoiceTurn): Promise<TurnFields & { transcript: string; audio: ReturnType<typeof wavAudio> | null }> {
