@@ -240,7 +240,7 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       return typeof u === 'string' ? { text: u } : u
     }
     let cur: Current | null = null
-    let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; endedBy: 'endpointing' | 'finalize' } | null = null
+    let due: { utt: Current; endMs: number; timer: NodeJS.Timeout; latencyMs: number; sendAt: number; endedBy: 'endpointing' | 'finalize' } | null = null
     const audioMs = () => (samples * 1000) / sampleRate
     let idle = setTimeout(onIdle, options.idleTimeoutMs ?? 10_000)
 
@@ -272,8 +272,16 @@ export async function startDeepgramStandIn(options: DeepgramStandInOptions): Pro
       // One final pending at a time, in order: an earlier one still waiting goes out first.
       if (due) sendDue()
       const latencyMs = u.scripted?.latencyMs ?? latency()
-      const wait = Math.max(0, u.lastSpeechAt + latencyMs - performance.now())
-      due = { utt: u, endMs: u.lastSpeechMs, latencyMs, endedBy, timer: setTimeout(sendDue, wait) }
+      const sendAt = u.lastSpeechAt + latencyMs
+      due = { utt: u, endMs: u.lastSpeechMs, latencyMs, sendAt, endedBy, timer: setTimeout(onDue, Math.max(0, sendAt - performance.now())) }
+    }
+    // Node's timers count whole milliseconds on a coarser clock and can fire up to ~1 ms before
+    // performance.now() says the delay is over: wait out the rest so no final goes out early.
+    const onDue = () => {
+      if (!due) return
+      const left = due.sendAt - performance.now()
+      if (left > 0) due.timer = setTimeout(onDue, Math.ceil(left))
+      else sendDue()
     }
     const sendDue = () => {
       if (!due) return
