@@ -1,21 +1,25 @@
 /**
  * The engine's CallTransport over one call's RTP session: what the call hears and says on a phone
  * line. Caller audio: a 20 ms tick on the injected clock pulls one frame from the jitter buffer
- * and hands it to the call at 8 kHz (the call resamples to 16 kHz, as for any transport). Agent
+ * and hands it to the call at 16 kHz, upsampled by the telephone half-band filter
+ * (engine/audio/halfband.ts: a third of the general resampler's cost, flat to 3.4 kHz). Agent
  * audio: each 16 kHz frame is resampled to 8 kHz, encoded and sent at once; the engine's playout
  * paces the frames already, so writeAudio resolves at once (a UDP send does not block). Key
  * presses both ways as RFC 4733 events; hang-up and transfer go to the SIP side (PhoneSignals).
  *
  * The tick keeps to the media clock: tick n is due at attach + 20n ms, whatever time the timers
  * lose, so no drift; after a stall it catches up at most `maxCatchUpTicks` frames and skips the
- * rest (counted) rather than burst seconds of audio into the call's VAD and STT.
+ * rest (counted) rather than burst seconds of audio into the call's VAD and STT. Calls ticking in
+ * the same millisecond of the period share one timer (tick-groups.ts).
  */
+import { HalfbandUpsampler } from '../../engine/audio/index.js'
 import type { CallerEvent, TransportInput } from '../../engine/index.js'
-import type { PlayoutClock, TimerId } from '../../engine/pipeline/playout-clock.js'
+import type { PlayoutClock } from '../../engine/pipeline/playout-clock.js'
 import { DTMF_DIGITS } from '../../sip/index.js'
 import type { DtmfOut } from './dtmf-out.js'
 import type { ReceiveOutput } from './rtp-receiver.js'
 import type { MediaChannel, RtpSession } from './rtp-session.js'
+import { type TickGroups, tickGroupsFor, type TickMember } from './tick-groups.js'
 import type { PhoneSignals, PhoneTransport } from './types.js'
 
 export interface PhoneTransportOptions {
@@ -30,23 +34,27 @@ export interface PhoneTransportDeps {
   readonly dtmf: DtmfOut
   readonly clock: PlayoutClock
   readonly signals: PhoneSignals
+  /** Default: the process's groups on `clock`. */
+  readonly ticks?: TickGroups
 }
 
 type EndReason = Parameters<PhoneTransport['end']>[0]
 
 const RESOLVED = Promise.resolve(true)
 
-export class PhoneCallTransport implements PhoneTransport {
+export class PhoneCallTransport implements PhoneTransport, TickMember {
   readonly name = 'sip'
   /** A transfer is a REFER the SIP side sends; its outcome comes back through transferResult. */
   readonly transferWaits = true
   private readonly options: PhoneTransportOptions
   private input: TransportInput | undefined
-  private timer: TimerId | undefined
+  /** Leaves the tick group; set while ticking. */
+  private leave: (() => void) | undefined
   private anchorMs = 0
   private tickIndex = 0
   private gone: 'ended' | 'hangup' | 'dropped' | undefined
   private leftDelivered = false
+  private readonly upsampler = new HalfbandUpsampler({ steady: true })
   ticks = 0
   framesDelivered = 0
   skippedTicks = 0
@@ -67,10 +75,27 @@ export class PhoneCallTransport implements PhoneTransport {
   attach(input: TransportInput): void {
     this.input = input
     if (this.gone === 'hangup' || this.gone === 'dropped') return this.deliverLeft(this.gone)
-    if (this.gone || this.timer !== undefined) return
+    if (this.gone || this.leave !== undefined) return
     this.anchorMs = this.deps.clock.now()
     this.tickIndex = 0
-    this.schedule()
+    this.leave = (this.deps.ticks ?? tickGroupsFor(this.deps.clock)).add(this, this.anchorMs + this.options.tickMs)
+  }
+
+  /** The tick group's call: the frames due by `nowMs`; when the next is due (undefined once closed). */
+  run(nowMs: number): number | undefined {
+    const { tickMs, maxCatchUpTicks } = this.options
+    // The epsilon: anchor + 20n − anchor may come out a hair under 20n in floating point, and a
+    // tick found not due at its own due time would be asked for again at once, forever.
+    const due = Math.floor((nowMs - this.anchorMs) / tickMs + 1e-9)
+    if (due - this.tickIndex > maxCatchUpTicks) {
+      this.skippedTicks += due - this.tickIndex - maxCatchUpTicks
+      this.tickIndex = due - maxCatchUpTicks
+    }
+    while (this.tickIndex < due && !this.gone) {
+      this.tickIndex++
+      this.tick(this.anchorMs + this.tickIndex * tickMs)
+    }
+    return this.gone ? undefined : this.anchorMs + (this.tickIndex + 1) * tickMs
   }
 
   writeAudio(frame: Int16Array): Promise<unknown> {
@@ -133,36 +158,17 @@ export class PhoneCallTransport implements PhoneTransport {
 
   private stop(how: 'ended' | 'hangup' | 'dropped'): void {
     this.gone = how
-    if (this.timer !== undefined) this.deps.clock.clearTimer(this.timer)
-    this.timer = undefined
+    this.leave?.()
+    this.leave = undefined
     this.deps.dtmf.close()
-  }
-
-  private schedule(): void {
-    const dueMs = this.anchorMs + (this.tickIndex + 1) * this.options.tickMs
-    this.timer = this.deps.clock.setTimer(() => this.onTimer(), Math.max(0, dueMs - this.deps.clock.now()))
-  }
-
-  private onTimer(): void {
-    this.timer = undefined
-    const { tickMs, maxCatchUpTicks } = this.options
-    const due = Math.floor((this.deps.clock.now() - this.anchorMs) / tickMs)
-    if (due - this.tickIndex > maxCatchUpTicks) {
-      this.skippedTicks += due - this.tickIndex - maxCatchUpTicks
-      this.tickIndex = due - maxCatchUpTicks
-    }
-    while (this.tickIndex < due && !this.gone) {
-      this.tickIndex++
-      this.tick(this.anchorMs + this.tickIndex * tickMs)
-    }
-    if (!this.gone) this.schedule()
   }
 
   private tick(atMs: number): void {
     this.ticks++
     const frame = this.deps.session.pull(atMs)
-    // A copy: the jitter buffer reuses its frame at the next pull, and the call may keep this one.
-    this.input?.audio(frame.pcm.slice(), 8000)
+    // The filter copies the frame in (the jitter buffer reuses it at the next pull) and gives the
+    // call an array of its own.
+    this.input?.audio(this.upsampler.push(frame.pcm), 16_000)
     this.framesDelivered++
     for (const output of this.deps.session.tick(atMs)) if (output.kind === 'dtmf') this.dtmfReceived(output.digit)
   }

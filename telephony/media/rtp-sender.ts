@@ -1,7 +1,7 @@
 /**
  * The send half of a call's RTP session, a pure core: the agent's 16 kHz frames in, G.711 packets
  * out through `emit`, each written into one reused buffer (writeRtpHeader, then the codec straight
- * into the payload): no allocation per packet (the resampler allocates its output, once a frame).
+ * into the payload): no allocation per packet (the filter allocates its output, once a frame).
  *
  * RFC 3550 §5.1: SSRC, first sequence number and first timestamp random (from the injected
  * source); the sequence number goes up by one a packet (telephone events included), the timestamp
@@ -15,12 +15,13 @@
  * a packet at a time (ptime 10 sends two packets per frame at once). Other values send 20 ms.
  * A talkspurt's last partial packet (ptime 30 and over) is dropped at the next talkspurt.
  *
- * Resampler look-ahead: 16 → 8 kHz holds ~26 output samples back. A talkspurt's first frame is
- * padded with that many zeros in front, so every 20 ms frame in gives its packet out at once,
- * the voice ~3 ms late; the held tail of a talkspurt (the zero padding of its last frame) is
- * dropped with the resampler's state at the next talkspurt.
+ * 16 → 8 kHz by the telephone half-band filter (engine/audio/halfband.ts: flat to 3.4 kHz, a third
+ * of the general resampler's taps). Its look-ahead holds 16 output samples back: a talkspurt's
+ * first frame is padded with that many zeros in front, so every 20 ms frame in gives its packet
+ * out at once, the voice 2 ms late; the held tail of a talkspurt (the zero padding of its last
+ * frame) is dropped with the filter's state at the next talkspurt.
  */
-import { Resampler } from '../../engine/audio/index.js'
+import { HalfbandDecimator } from '../../engine/audio/index.js'
 import { encodeAlaw, encodeMulaw, RTP_HEADER_BYTES, SenderStats, type DtmfPacket, writeRtpHeader } from '../../sip/index.js'
 import { FRAME_SAMPLES_8K } from './rtp-receiver.js'
 
@@ -61,7 +62,7 @@ export class RtpSender {
   private readonly header = { marker: false, payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0 }
   private readonly fifo = new Int16Array(FIFO_SAMPLES)
   private fifoLength = 0
-  private resampler = new Resampler(16_000, 8000)
+  private readonly resampler = new HalfbandDecimator()
   private config: SendConfig | undefined
   private packetSamples = FRAME_SAMPLES_8K
   /** Views of `buffer` for the current packet size, made once per configuration. */
