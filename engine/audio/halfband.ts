@@ -121,7 +121,7 @@ class History {
   length: number
   start: number
 
-  constructor(private readonly lead: number) {
+  constructor(lead: number) {
     this.buf = new Float32Array(1024)
     this.length = lead
     this.start = -lead
