@@ -104,6 +104,7 @@ export async function sipCapacity(
       jitter_p99_ms: round(p99(jitter)),
       wire_jitter_p99_ms: round(p99(jitter)),
       loop_lag_p99_ms: round(s.lagP99Ms),
+      loop_lag_max_ms: round(s.lagMaxMs),
       rss_mb: round(s.rssMb),
       engine_cpu_pct: cpuPct,
       vad_gated_pct:
@@ -115,7 +116,7 @@ export async function sipCapacity(
     }
     steps.push(step)
     plan.log(
-      `capacity ${n}: RTP send jitter p99 ${step.jitter_p99_ms} ms over ${jitter.length} packets from ${streams} streams, setup p50/p95 ${round(step.setup_ms.p50)}/${round(step.setup_ms.p95)} ms (${setup.length} calls${'failed' in wire ? '' : `, ${wire.unanswered} unanswered`}), engine lag p99 ${step.loop_lag_p99_ms} ms, rss ${step.rss_mb} MB, cpu ${cpuPct}%, failed calls ${failedCalls}${outcome.code !== 0 ? ` (SIPp exit ${outcome.code})` : ''} → ${describeVerdict(verdict)}`,
+      `capacity ${n}: RTP send jitter p99 ${step.jitter_p99_ms} ms over ${jitter.length} packets from ${streams} streams, setup p50/p95 ${round(step.setup_ms.p50)}/${round(step.setup_ms.p95)} ms (${setup.length} calls${'failed' in wire ? '' : `, ${wire.unanswered} unanswered`}), engine lag p99 ${step.loop_lag_p99_ms} / max ${step.loop_lag_max_ms} ms, rss ${step.rss_mb} MB, cpu ${cpuPct}%, failed calls ${failedCalls}${outcome.code !== 0 ? ` (SIPp exit ${outcome.code})` : ''} → ${describeVerdict(verdict)}`,
     )
     if (failedCalls > 0) plan.log(`SIPp's errors at ${n} calls:\n${outcome.errors.split('\n').slice(-15).join('\n')}`)
     if (!step.ok && !plan.allSteps) break

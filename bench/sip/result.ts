@@ -11,6 +11,8 @@ export interface SipCapacityStep extends CapacityStep {
   streams: number
   /** SIPp's count of calls that did not complete (a failed call fails the step: calls_lost). */
   failed_calls: number
+  /** The engine's longest loop stall in the window: a p99 of wire jitter far above the lag's p99 is a stall like this one. */
+  loop_lag_max_ms: number
 }
 
 export interface SipBenchResult {
