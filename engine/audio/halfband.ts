@@ -15,9 +15,13 @@
  * side). Zero-phase like the Resampler: output sample n sits at input time n/2 (up) or 2n (down),
  * so timestamps survive; the look-ahead is 16 samples at 8 kHz (2 ms), held back until the next
  * push or flush.
+ *
+ * Outputs are cut from the shared slabs (slab.ts), as the web caller's frames are: a phone call
+ * makes two a frame, and an ArrayBuffer each would cost the GC. Keep them only while in flight.
  */
 
 import { firEngine, type FirEngine } from './fir.js'
+import { slabInt16 } from './slab.js'
 
 /** Zero crossings of the windowed sinc each side, counted at 8 kHz. */
 const ZERO_CROSSINGS = 16
@@ -194,7 +198,7 @@ export class HalfbandUpsampler {
   private drain(limit: number): Int16Array {
     const h = this.history
     const pairs = Math.max(0, Math.min(limit, h.end - ZERO_CROSSINGS) - this.next)
-    const out = new Int16Array(2 * pairs)
+    const out = slabInt16(2 * pairs)
     const buf = h.buf
     const first = this.next - h.start
     if (this.fir && pairs > 0) {
@@ -258,7 +262,7 @@ export class HalfbandDecimator {
     const h = this.history
     const last = Math.min(limit - 1, h.end - 1 - reach)
     const count = last >= 2 * this.next ? Math.floor(last / 2) - this.next + 1 : 0
-    const out = new Int16Array(count)
+    const out = slabInt16(count)
     const buf = h.buf
     // Output k's taps start at x[2(next + k) − 31].
     const from = 2 * this.next - reach - h.start
