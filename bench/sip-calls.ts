@@ -6,7 +6,8 @@
  * an organization with a trunk admitting loopback and a number answered by a published agent
  * (stand-in Deepgram STT, OpenAI chat and speech, as the voice bench's capacity steps). SIPp, on
  * the other cores with the stand-ins, places N calls per step; every caller says a line, listens
- * to the reply, and goes on (bench/sip/caller-audio.ts). Measured on the wire (bench/sip/wire.ts):
+ * to the reply, and goes on, in the web capacity callers' cadence with their reply
+ * (bench/sip/caller-audio.ts). Measured on the wire (bench/sip/wire.ts):
  * call setup (INVITE → 200 OK) and RTP send jitter; from the engine: loop lag, CPU and RSS. Calls
  * per core is judged as web calls' sessions per core (bench/voice/verdict.ts).
  * Prints a SipBenchResult as JSON, then a one-line summary; progress goes to stderr.
@@ -19,7 +20,7 @@ import { sipCapacity } from './sip/capacity.js'
 import type { SipBenchResult } from './sip/result.js'
 import { startPinnedEngine } from './voice/engine-child.js'
 import { capacityFrom, distribution, rssPerSessionMb } from './voice/metrics.js'
-import { END_OF_TURN_WAIT_MS, setUpOrg, startProviders } from './voice/setup.js'
+import { CAPACITY_MS_PER_CHAR, CAPACITY_REPLY, END_OF_TURN_WAIT_MS, setUpOrg, startProviders } from './voice/setup.js'
 import { describeVerdict } from './voice/verdict.js'
 import { sippAvailable } from '../test/helpers/sipp.js'
 
@@ -34,8 +35,6 @@ const LAG_LIMIT_MS = 20
 const RTP_MIN = 30_000
 const RTP_MAX = 31_999
 const CALLER_MEDIA_PORT = 40_000
-/** ~4.5 s at the speech stand-in's 50 ms a character: the agent talks about half of each loop. */
-const REPLY = 'Thank you, I have noted that down. Let me check the booking system, it takes a moment.'
 
 const steps = arg('steps')
   ?.split(',')
@@ -71,13 +70,13 @@ async function main(): Promise<void> {
     heard.set(session, k + 1)
     return CALLER_LINES[k % CALLER_LINES.length]!
   }
-  const providers = await startProviders({ stt: 100, llm: 100, tts: 50, msPerChar: 50, seed: 11, sttFallback })
+  const providers = await startProviders({ stt: 100, llm: 100, tts: 50, msPerChar: CAPACITY_MS_PER_CHAR, seed: 11, sttFallback })
   let ok = false
   try {
     if (engine.sipPort === null) throw new Error('the engine did not open its SIP listener')
     const org = await setUpOrg(engine.apiUrl, providers, 'en', 'sip')
     // Every chat request, speculative ones included, gets this reply.
-    providers.llm.fallback({ text: REPLY })
+    providers.llm.fallback({ text: CAPACITY_REPLY })
     const number = await addLine(engine.apiUrl, org.token, org.agentId)
     const loop = await callerLoop()
     log(`engine SIP on 127.0.0.1:${engine.sipPort}; caller loop ${loop.durationMs} ms; steps ${PLAN.steps.join(', ')} at ${PLAN.rate} calls/s`)

@@ -19,7 +19,16 @@ import { Caller, firstAudioAfter, FramePacer, listeningAfter } from './voice/cal
 import { startPinnedEngine } from './voice/engine-child.js'
 import { capacityFrom, rssPerSessionMb, summarize } from './voice/metrics.js'
 import type { LatencyTarget, VoiceBenchResult } from './voice/result.js'
-import { END_OF_TURN_WAIT_MS, LLM_TOKENS_PER_S, setUpOrg, startProviders, type Org, type Providers } from './voice/setup.js'
+import {
+  CAPACITY_MS_PER_CHAR,
+  CAPACITY_REPLY,
+  END_OF_TURN_WAIT_MS,
+  LLM_TOKENS_PER_S,
+  setUpOrg,
+  startProviders,
+  type Org,
+  type Providers,
+} from './voice/setup.js'
 import type { BargeInTimeline, ReplyTimeline } from './voice/timeline.js'
 import { callerScript, type CallerScript, type Lang } from './voice/utterances.js'
 import { describeVerdict } from './voice/verdict.js'
@@ -250,11 +259,10 @@ async function main(): Promise<void> {
     )
 
     // Capacity: short provider delays (agent audio must flow, the delays themselves are not measured).
-    const cap = await startProviders({ stt: 100, llm: 100, tts: 50, msPerChar: 50, seed: 7 })
+    const cap = await startProviders({ stt: 100, llm: 100, tts: 50, msPerChar: CAPACITY_MS_PER_CHAR, seed: 7 })
     providers.push(cap)
     const capOrg = await setUpOrg(engine.apiUrl, cap, 'en', 'capacity')
-    const capReply =
-      'Thank you, I have noted that down. Let me check the booking system for you, it takes only a moment. Anything else I can help you with today?'
+    const capReply = CAPACITY_REPLY
     const steps = await capacity(engine, capOrg, cap, scripts[0]!.turns, capReply, pacer, {
       ...PLAN,
       jitterLimitMs: JITTER_LIMIT_MS,

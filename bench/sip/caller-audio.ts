@@ -7,6 +7,7 @@
 import { resample } from '../../engine/audio/index.js'
 import { encodeMulaw } from '../../sip/index.js'
 import { speak } from '../../test/helpers/speech.js'
+import { CAPACITY_CALLER_PAUSE_MS, CAPACITY_MS_PER_CHAR, CAPACITY_REPLY, END_OF_TURN_WAIT_MS } from '../voice/setup.js'
 
 export const CALLER_LINES = [
   'I would like to book a table for two tonight',
@@ -15,11 +16,13 @@ export const CALLER_LINES = [
 ]
 
 /**
- * Silence after each line: the agent's reply (end-of-turn wait + providers + ~4.5 s of speech,
- * sip-calls.ts REPLY) fits in it, so the agent talks about half the time, as in the web calls'
- * capacity steps, and is not barged into.
+ * Silence after each line, in the web capacity callers' cadence (they listen to the reply, then
+ * pause): the end-of-turn wait, the capacity stand-ins' delays (STT 100, LLM 100, TTS 50 ms), the
+ * reply (CAPACITY_REPLY, ~7.1 s) and the web callers' mean pause. SIPp cannot wait for the reply,
+ * so the loop is timed to hold it; the agent is not barged into. A phone call and a web call then
+ * carry the same conversation: a turn every ~10.5 s, the caller talking ~20 % of the time.
  */
-export const LISTEN_MS = 6000
+export const LISTEN_MS = END_OF_TURN_WAIT_MS + 250 + CAPACITY_REPLY.length * CAPACITY_MS_PER_CHAR + CAPACITY_CALLER_PAUSE_MS
 
 export interface CallerLoop {
   /** Raw µ-law bytes, a whole number of 20 ms packets. */

@@ -18,6 +18,18 @@ import type { Lang } from './utterances.js'
 export const END_OF_TURN_WAIT_MS = 300
 export const LLM_TOKENS_PER_S = 50
 
+/**
+ * What the agent answers every turn in the capacity steps, web (voice-calls) and phone
+ * (sip-calls) alike, so both carry the same conversation: ~7.1 s of speech at the capacity
+ * stand-ins' 50 ms a character.
+ */
+export const CAPACITY_REPLY =
+  'Thank you, I have noted that down. Let me check the booking system for you, it takes only a moment. Anything else I can help you with today?'
+/** The capacity stand-ins' speech pace (startProviders' msPerChar in both benches). */
+export const CAPACITY_MS_PER_CHAR = 50
+/** A web capacity caller's pause after the reply, on average (capacity.ts TalkingCall: 300–900 ms). */
+export const CAPACITY_CALLER_PAUSE_MS = 600
+
 const KEYS = { openai: 'sk-bench-standin', deepgram: 'dg-bench-standin' }
 
 export interface Providers {
