@@ -1,6 +1,7 @@
 /**
  * Exact 2:1 rate changes for telephone audio, 8 ↔ 16 kHz, with one half-band low-pass: what a phone
- * call needs on every 20 ms frame both ways, at about a third of the general Resampler's cost.
+ * call needs on every 20 ms frame both ways, for less than the general Resampler (a 20 ms frame,
+ * one core: up 5.0 → 2.8 µs, down 4.3 → 3.2 µs).
  *
  * Why a second design: the Resampler's filter (resample.ts) serves any rate pair and keeps 7.28 kHz
  * of a 16 kHz signal, so for 8 ↔ 16 kHz it runs 54 and 106 taps an output sample. A telephone

@@ -2,7 +2,7 @@
  * The engine's CallTransport over one call's RTP session: what the call hears and says on a phone
  * line. Caller audio: a 20 ms tick on the injected clock pulls one frame from the jitter buffer
  * and hands it to the call at 16 kHz, upsampled by the telephone half-band filter
- * (engine/audio/halfband.ts: a third of the general resampler's cost, flat to 3.4 kHz). Agent
+ * (engine/audio/halfband.ts: flat to 3.4 kHz, cheaper than the general resampler). Agent
  * audio: each 16 kHz frame is resampled to 8 kHz, encoded and sent at once; the engine's playout
  * paces the frames already, so writeAudio resolves at once (a UDP send does not block). Key
  * presses both ways as RFC 4733 events; hang-up and transfer go to the SIP side (PhoneSignals).

@@ -15,8 +15,8 @@
  * a packet at a time (ptime 10 sends two packets per frame at once). Other values send 20 ms.
  * A talkspurt's last partial packet (ptime 30 and over) is dropped at the next talkspurt.
  *
- * 16 → 8 kHz by the telephone half-band filter (engine/audio/halfband.ts: flat to 3.4 kHz, a third
- * of the general resampler's taps). Its look-ahead holds 16 output samples back: a talkspurt's
+ * 16 → 8 kHz by the telephone half-band filter (engine/audio/halfband.ts: flat to 3.4 kHz, 33
+ * non-zero taps against the general resampler's 106). Its look-ahead holds 16 output samples back: a talkspurt's
  * first frame is padded with that many zeros in front, so every 20 ms frame in gives its packet
  * out at once, the voice 2 ms late; the held tail of a talkspurt (the zero padding of its last
  * frame) is dropped with the filter's state at the next talkspurt.
