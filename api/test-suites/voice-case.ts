@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import type { TestRunRow } from '../../db/index.js'
 import { type AgentConfig, initialState, type RuntimeIO } from '../../engine/graph-runtime/index.js'
+import type { LiveCalls } from '../../engine/calls/index.js'
 import type { Engine } from '../../engine/index.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
 import type { VoiceProviders } from '../sessions/voice-providers.js'
@@ -34,6 +35,8 @@ const MAX_LINE_SAMPLES = 30 * 16_000
 
 export interface VoiceCaseDeps {
   startCall: Engine['startCall']
+  /** The organization's live-call cap: a voice case is a call, and takes a slot as one does. */
+  liveCalls: Pick<LiveCalls, 'acquire'>
   voiceFor(organizationId: string, config: AgentConfig): VoiceProviders
   runtimeIO(scope: { organizationId: string; environmentId: string }): RuntimeIO
 }
@@ -94,26 +97,33 @@ async function voiceCase(deps: VoiceCaseDeps, c: TestCaseT, run: TestRunRow, rec
     for (const e of events) rec.event(e)
     rec.variables = runtime.state.variables
   }
+  // Refused, not queued, as any call over the cap is (spec): the case ends as an error saying so.
+  const release = deps.liveCalls.acquire(run.organization_id)
+  if (!release)
+    throw new CaseError(
+      'concurrency_limit',
+      "The organization's live calls are at its cap, and a voice test case is a call: run it when calls have ended, or raise the cap.",
+    )
   const line = new TestCallerLine()
   const recorder = new CaseCallRecorder(rec, line.startedAt, run.id)
   const hangUp = () => line.hangUp()
   signal.addEventListener('abort', hangUp, { once: true })
-  deps.startCall({
-    callId: `test-${randomUUID()}`,
-    transport: line,
-    prepared: {
-      agent: config,
-      runtime,
-      stt: voice.stt,
-      tts: voice.tts,
-      ...(voice.voice !== undefined && { voice: voice.voice }),
-      language: voice.sttLanguage,
-      recorder,
-    },
-    logFields: { test_run_id: run.id, organization_id: run.organization_id },
-  })
   const said: Said[] = []
   try {
+    deps.startCall({
+      callId: `test-${randomUUID()}`,
+      transport: line,
+      prepared: {
+        agent: config,
+        runtime,
+        stt: voice.stt,
+        tts: voice.tts,
+        ...(voice.voice !== undefined && { voice: voice.voice }),
+        language: voice.sttLanguage,
+        recorder,
+      },
+      logFields: { test_run_id: run.id, organization_id: run.organization_id },
+    })
     const caller = c.caller
     const opener = caller.type === 'scripted' ? caller.turns[0] : undefined
     if (opener !== undefined && typeof opener !== 'string') await agentStarted(line, line.startedAt, opener.interrupt_after_ms, signal)
@@ -158,6 +168,7 @@ async function voiceCase(deps: VoiceCaseDeps, c: TestCaseT, run: TestRunRow, rec
     signal.removeEventListener('abort', hangUp)
     line.hangUp()
     await Promise.race([recorder.done, new Promise((r) => setTimeout(r, 5000).unref())])
+    release()
   }
   const turns = turnsOf(said, recorder.heard, line.clears)
   const agentHeard: { after_turn: number; text: string | null }[] = []
@@ -238,11 +249,13 @@ export function runVoiceCasesOn(
   services: {
     testRunWorker: { useVoice(runner: VoiceCaseRunner): void }
     sessions: { voiceProviders: VoiceCaseDeps['voiceFor']; runtimeIO: VoiceCaseDeps['runtimeIO'] }
+    webCalls: { liveCalls: VoiceCaseDeps['liveCalls'] }
   },
 ): void {
   services.testRunWorker.useVoice(
     voiceCaseRunner({
       startCall: (o) => engine.startCall(o),
+      liveCalls: services.webCalls.liveCalls,
       voiceFor: (organizationId, config) => services.sessions.voiceProviders(organizationId, config),
       runtimeIO: (scope) => services.sessions.runtimeIO(scope),
     }),

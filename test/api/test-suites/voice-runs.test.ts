@@ -97,6 +97,26 @@ t.test('a scripted case over voice: heard, answered, measured, judged', async (t
     { after_turn: 1, text: /^agent speech( agent speech)*$/ },
   ])
   t.equal(dg.sessions.length, 3, 'three live transcriptions: the call, then one per agent answer')
+  t.equal(a.services.webCalls.liveCalls.count(owner.organizationId), 0, "the case's call slot is given back")
+})
+
+t.test('a voice case over the live-call cap is refused as any call is: the case errs with concurrency_limit', async (t) => {
+  const { a, owner, wf } = await voiceScene(t)
+  const live = a.services.webCalls.liveCalls
+  const held: Array<() => void> = []
+  for (let release = live.acquire(owner.organizationId); release; release = live.acquire(owner.organizationId)) {
+    held.push(release)
+    if (held.length > 10_000) throw new Error('no cap')
+  }
+  t.teardown(() => {
+    for (const r of held) r()
+  })
+  const body = { name: 'Full', workflow_uuid: wf, cases: [{ name: 'x', caller: { type: 'scripted', turns: ['Ayşe'] } }] }
+  const suite = expectStatus(await a.request('POST', S, { token: owner.token, body }), 201, 'suite').id
+  const started = expectStatus(await a.request('POST', `${S}/${suite}/runs`, { token: owner.token, body: { mode: 'voice' } }), 202, 'voice run')
+  const c = (await finished(a, owner, suite, started.id)).cases[0]!
+  t.match(c, { status: 'error', error_code: 'concurrency_limit', reason: /live calls are at its cap/ })
+  t.equal(live.count(owner.organizationId), held.length, 'no slot taken or given back by the refused case')
 })
 
 t.test('a caller who talks over the agent: the barge-in is measured, and the agent’s line kept as far as it was heard', async (t) => {
