@@ -1,7 +1,7 @@
 import type { PreparedCall } from '../../engine/index.js'
 import type { GraphRuntime } from '../../engine/graph-runtime/index.js'
 import { ApiError } from '../http/errors.js'
-import type { VoiceProviders } from '../sessions/voice-providers.js'
+import { callSpeech, type VoiceProviders } from '../sessions/voice-providers.js'
 import type { SessionCallRecorder } from './session-recorder.js'
 
 /**
@@ -15,13 +15,5 @@ export function openPrepared(
   const { agent, runtime, voice, recorder } = o
   recorder.stateFrom(() => runtime.state)
   if (!recorder.open()) throw new ApiError('session_ended', noLongerWaiting)
-  return {
-    agent,
-    runtime,
-    stt: voice.stt,
-    tts: voice.tts,
-    ...(voice.voice !== undefined && { voice: voice.voice }),
-    language: voice.sttLanguage,
-    recorder,
-  }
+  return { agent, runtime, ...callSpeech(voice), recorder }
 }

@@ -17,6 +17,11 @@ export interface VoiceProviders {
   ttsLanguage: string
 }
 
+/** The speech part of a call the engine runs (PreparedCall's stt, tts, voice and language). */
+export function callSpeech(v: VoiceProviders): { stt: SttProvider; tts: TtsProvider; voice?: string; language: string } {
+  return { stt: v.stt, tts: v.tts, ...(v.voice !== undefined && { voice: v.voice }), language: v.sttLanguage }
+}
+
 /** Resolves an organization's speech providers for an agent config; throws provider_not_configured. */
 export type VoiceProvidersFor = (organizationId: string, config: AgentConfig) => VoiceProviders
 

@@ -14,7 +14,7 @@ import { type AgentConfig, initialState, type RuntimeIO } from '../../engine/gra
 import type { LiveCalls } from '../../engine/calls/index.js'
 import type { Engine } from '../../engine/index.js'
 import { storedConfig, storedDefinition } from '../sessions/stored-agent.js'
-import type { VoiceProviders } from '../sessions/voice-providers.js'
+import { callSpeech, type VoiceProviders } from '../sessions/voice-providers.js'
 import { agentSegments, transcribe } from './agent-audio.js'
 import { Recording } from './recording.js'
 import { lineText, type SuiteSettings, type TestCaseT } from './schema.js'
@@ -113,15 +113,7 @@ async function voiceCase(deps: VoiceCaseDeps, c: TestCaseT, run: TestRunRow, rec
     deps.startCall({
       callId: `test-${randomUUID()}`,
       transport: line,
-      prepared: {
-        agent: config,
-        runtime,
-        stt: voice.stt,
-        tts: voice.tts,
-        ...(voice.voice !== undefined && { voice: voice.voice }),
-        language: voice.sttLanguage,
-        recorder,
-      },
+      prepared: { agent: config, runtime, ...callSpeech(voice), recorder },
       logFields: { test_run_id: run.id, organization_id: run.organization_id },
     })
     const caller = c.caller

@@ -22,28 +22,17 @@
  */
 
 import { firEngine, type FirEngine } from './fir.js'
+import { kaiser } from './kaiser.js'
 import { slabInt16 } from './slab.js'
 
 /** Zero crossings of the windowed sinc each side, counted at 8 kHz. */
 const ZERO_CROSSINGS = 16
 const KAISER_BETA = 7
 
-function besselI0(x: number): number {
-  let sum = 1
-  let term = 1
-  for (let k = 1; k < 50; k++) {
-    term *= (x / (2 * k)) ** 2
-    sum += term
-    if (term < sum * 1e-12) break
-  }
-  return sum
-}
-
 /** The filter at time `t` (in 8 kHz samples): a sinc cut off at 4 kHz under a Kaiser window. */
 function impulse(t: number): number {
   const sinc = t === 0 ? 1 : Math.sin(Math.PI * t) / (Math.PI * t)
-  const r = t / ZERO_CROSSINGS
-  return Math.abs(r) >= 1 ? 0 : (sinc * besselI0(KAISER_BETA * Math.sqrt(1 - r * r))) / besselI0(KAISER_BETA)
+  return sinc * kaiser(t / ZERO_CROSSINGS, KAISER_BETA)
 }
 
 /**

@@ -15,6 +15,7 @@
  * use the scalar loop (float64 taps); the two agree within one LSB.
  */
 import { firEngine, type FirEngine } from './fir.js'
+import { kaiser } from './kaiser.js'
 
 const ZERO_CROSSINGS = 24
 const KAISER_BETA = 7
@@ -24,25 +25,12 @@ const MAX_TABLE_PHASES = 4096
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b))
 
-/** Zeroth-order modified Bessel function of the first kind, by its power series. */
-function besselI0(x: number): number {
-  let sum = 1
-  let term = 1
-  for (let k = 1; k < 50; k++) {
-    term *= (x / (2 * k)) ** 2
-    sum += term
-    if (term < sum * 1e-12) break
-  }
-  return sum
-}
-
 const clamp16 = (v: number): number => (v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v))
 
 class Kernel {
   /** Taps each side of the interpolation point, in input samples. */
   readonly half: number
   private readonly cutoff: number
-  private readonly i0Beta = besselI0(KAISER_BETA)
   private readonly table: Float64Array[] | undefined
   /** The table in the FirEngine (rows of `simdLen` float32 taps, zero-padded), once first used. */
   private simd: { engine: FirEngine; offset: number } | undefined
@@ -92,7 +80,7 @@ class Kernel {
       const x = this.cutoff * t
       const sinc = x === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x)
       const r = t / this.half
-      const window = Math.abs(r) >= 1 ? 0 : besselI0(KAISER_BETA * Math.sqrt(1 - r * r)) / this.i0Beta
+      const window = kaiser(r, KAISER_BETA)
       taps[j] = sinc * window
       sum += taps[j]!
     }

@@ -1,25 +1,6 @@
 import t from 'tap'
+import { amplitudeAt, db, middle, sine } from './signal-helpers.js'
 import { HalfbandDecimator, HalfbandUpsampler } from '../../../engine/audio/halfband.js'
-
-const sine = (hz: number, rate: number, seconds: number, amplitude = 16000): Int16Array =>
-  Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate)))
-
-/** Amplitude of the `hz` component (Goertzel), on the same scale as the samples. */
-function amplitudeAt(samples: Int16Array, hz: number, rate: number): number {
-  const w = (2 * Math.PI * hz) / rate
-  const coeff = 2 * Math.cos(w)
-  let s1 = 0
-  let s2 = 0
-  for (const x of samples) {
-    const s0 = x + coeff * s1 - s2
-    s2 = s1
-    s1 = s0
-  }
-  return (2 * Math.sqrt(s1 * s1 + s2 * s2 - coeff * s1 * s2)) / samples.length
-}
-
-const middle = (s: Int16Array): Int16Array => s.subarray(Math.floor(s.length / 4), Math.floor((3 * s.length) / 4))
-const db = (ratio: number): number => 20 * Math.log10(ratio)
 
 type Converter = { push(s: Int16Array): Int16Array; flush(): Int16Array }
 const whole = (c: Converter, input: Int16Array): Int16Array => {

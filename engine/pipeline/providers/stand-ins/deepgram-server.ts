@@ -30,16 +30,6 @@ import { latencySampler } from './latency.js'
 import { listening } from './http-helpers.js'
 import { DEFAULT_DEEPGRAM_MODELS, modelListing } from './model-listing.js'
 
-export type {
-  DeepgramFailure,
-  DeepgramOutcome,
-  DeepgramSession,
-  DeepgramStandIn,
-  DeepgramStandInOptions,
-  ScriptedUtterance,
-  UtteranceLog,
-} from './deepgram-types.js'
-
 export async function startDeepgramStandIn(options: DeepgramStandInOptions): Promise<DeepgramStandIn> {
   const script: ScriptedUtterance[] = []
   const failures: DeepgramFailure[] = []

@@ -29,16 +29,16 @@ export {
   type SpeechRequest,
   type SpeechOutcome,
 } from './speech-server.js'
-export {
-  startDeepgramStandIn,
-  type DeepgramStandIn,
-  type DeepgramStandInOptions,
-  type DeepgramFailure,
-  type DeepgramSession,
-  type DeepgramOutcome,
-  type ScriptedUtterance,
-  type UtteranceLog,
-} from './deepgram-server.js'
+export { startDeepgramStandIn } from './deepgram-server.js'
+export type {
+  DeepgramStandIn,
+  DeepgramStandInOptions,
+  DeepgramFailure,
+  DeepgramSession,
+  DeepgramOutcome,
+  ScriptedUtterance,
+  UtteranceLog,
+} from './deepgram-types.js'
 export { speechSpanMs, DEFAULT_SPEECH_RMS } from './deepgram-speech.js'
 export { DEFAULT_DEEPGRAM_MODELS, type DeepgramModelRecord, type ListingFailure, type ListingRequest } from './model-listing.js'
 export {
