@@ -72,16 +72,18 @@ export interface HalfbandOptions {
 
 /**
  * The taps as rows for the WebAssembly FIR (fir.ts), copied into its memory once per engine:
- * `midpoint`, MIDPOINT as float32; `decimate`, the whole 63-tap filter at 16 kHz in a 64-tap row,
- * centre at 31 and the odd taps on even offsets, zeros between (run with down = 2).
+ * `midpoint`, MIDPOINT as float32; `decimate`, the whole 63-tap filter at 16 kHz in a 64-tap row
+ * (the loop takes rows of whole fours) starting one sample early with a zero, so its reads stay
+ * within what the history holds: from x[2n−32], the odd taps on odd offsets, the centre at 32,
+ * zeros between (run with down = 2).
  */
 const simdTables = new WeakMap<FirEngine, { midpoint: number; decimate: number }>()
 function tablesIn(fir: FirEngine): { midpoint: number; decimate: number } {
   let t = simdTables.get(fir)
   if (!t) {
     const decimate = new Float32Array(4 * ZERO_CROSSINGS)
-    for (let j = 0; j < 2 * ZERO_CROSSINGS; j++) decimate[2 * j] = MIDPOINT[j]! * DECIMATE_SCALE
-    decimate[2 * ZERO_CROSSINGS - 1] = CENTRE
+    for (let j = 0; j < 2 * ZERO_CROSSINGS; j++) decimate[1 + 2 * j] = MIDPOINT[j]! * DECIMATE_SCALE
+    decimate[2 * ZERO_CROSSINGS] = CENTRE
     t = { midpoint: fir.addTable(Float32Array.from(MIDPOINT)), decimate: fir.addTable(decimate) }
     simdTables.set(fir, t)
   }
@@ -222,8 +224,10 @@ export class HalfbandDecimator {
   readonly toRate = 8000
   /** Input samples each side an output reaches. */
   private static readonly REACH = 2 * ZERO_CROSSINGS - 1
+  /** Held before an output's first tap: the SIMD row's leading zero (tablesIn). */
+  private static readonly LEAD = HalfbandDecimator.REACH + 1
   private readonly fir: FirEngine | null
-  private history = new History(HalfbandDecimator.REACH)
+  private history = new History(HalfbandDecimator.LEAD)
   private next = 0
   private received = 0
 
@@ -240,7 +244,7 @@ export class HalfbandDecimator {
   flush(): Int16Array {
     this.history.append(new Int16Array(0), HalfbandDecimator.REACH)
     const out = this.drain(this.received)
-    this.history = new History(HalfbandDecimator.REACH)
+    this.history = new History(HalfbandDecimator.LEAD)
     this.next = 0
     this.received = 0
     return out
@@ -258,12 +262,13 @@ export class HalfbandDecimator {
     const from = 2 * this.next - reach - h.start
     if (this.fir && count > 0) {
       const len = 4 * ZERO_CROSSINGS
-      this.fir.run(tablesIn(this.fir).decimate, len, buf.subarray(from, from + 2 * (count - 1) + len), count, 0, 1, 2, out)
+      // The row starts at x[2n − 32] and ends at x[2n + 31], the last sample held for the last output.
+      this.fir.run(tablesIn(this.fir).decimate, len, buf.subarray(from - 1, from - 1 + 2 * (count - 1) + len), count, 0, 1, 2, out)
     } else {
       for (let k = 0; k < count; k++) out[k] = clamp16(CENTRE * buf[from + reach + 2 * k]! + DECIMATE_SCALE * stridedMidpoint(buf, from + 2 * k))
     }
     this.next += count
-    h.dropBefore(2 * this.next - reach)
+    h.dropBefore(2 * this.next - HalfbandDecimator.LEAD)
     return out
   }
 }

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { amplitudeAt, db, middle, sine } from './signal-helpers.js'
+import { firEngine } from '../../../engine/audio/fir.js'
 import { HalfbandDecimator, HalfbandUpsampler } from '../../../engine/audio/halfband.js'
 
 type Converter = { push(s: Int16Array): Int16Array; flush(): Int16Array }
@@ -144,4 +145,27 @@ t.test('steady upsampling: every push of n gives 2n, the stream 16 samples (2 ms
   t.equal(out[32 + 2 * 100], input[100], 'input sample i at output 2i + 32')
   t.equal(up.flush().length, 32, 'flush gives the held 16 samples')
   t.equal(up.push(new Int16Array(160)).length, 320, 'steady again after flush')
+})
+
+t.test('the SIMD loop reads only samples the filter holds: a one-shot push that fills the history to its end', async (t) => {
+  // 5000 samples grow the decimator's history to exactly its length. The WebAssembly memory past
+  // the tables is first filled with NaN: a loop reading one sample beyond what it holds would
+  // multiply a NaN (by a zero tap) and turn the last output into garbage.
+  const fir = firEngine()
+  if (!fir) return t.skip('no WebAssembly SIMD here: the scalar loops run')
+  const table = fir.addTable(new Float32Array(4))
+  fir.run(table, 4, new Float32Array(200_000).fill(Number.NaN), 1, 0, 1, 1, new Int16Array(1))
+  for (const n of [5000, 5001, 4097, 2050]) {
+    const input = Int16Array.from({ length: n }, (_, i) => (i < 200 ? -50 : Math.round(20000 * Math.sin(i / 2.3))))
+    const simd = whole(new HalfbandDecimator(), input)
+    const scalar = whole(new HalfbandDecimator({ simd: false }), input)
+    let worst = 0
+    for (let i = 0; i < simd.length; i++) worst = Math.max(worst, Math.abs(simd[i]! - scalar[i]!))
+    t.ok(worst <= 1, `${n} in: largest difference ${worst}`)
+    const up = whole(new HalfbandUpsampler(), input)
+    const upScalar = whole(new HalfbandUpsampler({ simd: false }), input)
+    let worstUp = 0
+    for (let i = 0; i < up.length; i++) worstUp = Math.max(worstUp, Math.abs(up[i]! - upScalar[i]!))
+    t.ok(worstUp <= 1, `up, ${n} in: largest difference ${worstUp}`)
+  }
 })
