@@ -9,19 +9,10 @@ import { initialState, Definition } from '../../../engine/graph-runtime/index.js
 import { expectStatus, newOwner } from '../../helpers/tenancy-fixtures.js'
 import type { TestApp } from '../../helpers/app.js'
 import { B, billingScene, ledgerSum, type BillingScene } from './billing-fixtures.js'
+import { CHAT_AGENT } from '../sessions/session-fixtures.js'
 
 const W = '/api/v1/workflows'
-const CHAT = {
-  nodes: [
-    { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hi, ask me anything.' } } },
-    { id: 'chat', type: 'conversation', data: { prompt: 'You are a helpful assistant.' } },
-    { id: 'bye', type: 'end' },
-  ],
-  edges: [
-    { id: 'a', source: 'start', target: 'chat' },
-    { id: 'b', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller says goodbye' } },
-  ],
-}
+const CHAT = CHAT_AGENT.definition
 
 /** The session service's LLM, set on its dependency field as the session tests do (startTestApp has no option). */
 function useLlm(a: TestApp, llm: LlmClient): void {

@@ -1,22 +1,13 @@
 import t from 'tap'
 import { expectStatus } from '../../helpers/tenancy-fixtures.js'
 import { agent, runToEnd, S, scene, scripted, suite } from './suite-fixtures.js'
+import { CHAT_AGENT } from '../sessions/session-fixtures.js'
 
 // Issue 22: with billing on, what a test run spends is billed like a session's LLM use: a run is
 // refused with no credit left (402 insufficient_credit), and each finished case's tokens (the
 // agent's, the simulated caller's, the rubric judge's) are debited once.
 
-const CHAT = {
-  nodes: [
-    { id: 'start', type: 'start', data: { first_message: { mode: 'static', text: 'Hi, ask me anything.' } } },
-    { id: 'chat', type: 'conversation', data: { prompt: 'You are a helpful assistant.' } },
-    { id: 'bye', type: 'end' },
-  ],
-  edges: [
-    { id: 'a', source: 'start', target: 'chat' },
-    { id: 'b', source: 'chat', target: 'bye', condition: { kind: 'intent', description: 'The caller says goodbye' } },
-  ],
-}
+const CHAT = CHAT_AGENT.definition
 
 t.test('a case’s LLM tokens are debited once with billing on; a run with no credit left is 402', async (t) => {
   const s = await scene(t, { OZAN_BILLING: 'on' })
