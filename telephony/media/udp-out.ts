@@ -17,6 +17,12 @@ const SLOT_BYTES = 12 + 480
 
 export class UdpOut {
   private readonly slots = Array.from({ length: SLOTS }, () => Buffer.alloc(SLOT_BYTES))
+  /**
+   * Each slot's packet as a Buffer of the packet's own length, remade only when the length
+   * changes (a call's packets are all one size): send(buf, offset, length) would cut a new view
+   * of the slot for every packet.
+   */
+  private readonly views = this.slots.map((slot) => slot.subarray(0, 0))
   private readonly busy = new Uint8Array(SLOTS)
   /** One callback per slot, made once. */
   private readonly done: Array<(err: Error | null) => void>
@@ -43,7 +49,9 @@ export class UdpOut {
       }
       this.slots[slot]!.set(bytes)
       this.busy[slot] = 1
-      this.socket.send(this.slots[slot]!, 0, bytes.length, port, address, this.done[slot])
+      let view = this.views[slot]!
+      if (view.length !== bytes.length) this.views[slot] = view = this.slots[slot]!.subarray(0, bytes.length)
+      this.socket.send(view, port, address, this.done[slot])
     } catch (err) {
       // The socket closed under us (ERR_SOCKET_DGRAM_NOT_RUNNING): the call is over.
       this.failed(err as Error)
