@@ -135,6 +135,9 @@ export class RtpPacket {
   }
 }
 
+/** Most packets carry no CSRC: they share one empty list instead of making one each. */
+const NO_CSRCS: readonly number[] = Object.freeze([])
+
 /** Parses one RTP packet, checking every length against the buffer before reading (§5.1, §5.3.1). */
 export function parseRtp(bytes: Uint8Array): RtpParseResult {
   if (bytes.length < RTP_HEADER_BYTES) return { ok: false, error: 'too_short' }
@@ -143,8 +146,12 @@ export function parseRtp(bytes: Uint8Array): RtpParseResult {
   const csrcCount = first & 0x0f
   let at = RTP_HEADER_BYTES + 4 * csrcCount
   if (at > bytes.length) return { ok: false, error: 'csrc_past_end' }
-  const csrcs: number[] = []
-  for (let i = 0; i < csrcCount; i++) csrcs.push(readUint32(bytes, RTP_HEADER_BYTES + 4 * i))
+  let csrcs: readonly number[] = NO_CSRCS
+  if (csrcCount > 0) {
+    const list: number[] = []
+    for (let i = 0; i < csrcCount; i++) list.push(readUint32(bytes, RTP_HEADER_BYTES + 4 * i))
+    csrcs = list
+  }
   let extension: RtpHeaderExtension | undefined
   if (first & 0x10) {
     if (at + 4 > bytes.length) return { ok: false, error: 'extension_past_end' }
@@ -172,7 +179,7 @@ export function parseRtp(bytes: Uint8Array): RtpParseResult {
     timestamp: readUint32(bytes, 4),
     ssrc: readUint32(bytes, 8),
     csrcs,
-    ...(extension ? { extension } : {}),
+    extension,
     payload: bytes.subarray(at, end),
     paddingBytes,
   })

@@ -58,13 +58,14 @@ export class TickGroups {
     slot.timer = undefined
     slot.timerAt = Number.POSITIVE_INFINITY
     const now = this.clock.now()
-    for (const [member, due] of slot.due) {
-      if (due > now) continue
+    // forEach, not for…of: no [member, due] pair made per call per tick.
+    slot.due.forEach((due, member) => {
+      if (due > now) return
       const next = member.run(now)
       if (next === undefined) slot.due.delete(member)
       // A member that left while it ran (its call ended) stays gone.
       else if (slot.due.has(member)) slot.due.set(member, next)
-    }
+    })
     if (slot.due.size === 0) {
       if (this.slots.get(key) === slot) this.slots.delete(key)
       return
