@@ -124,8 +124,9 @@ async function main(): Promise<void> {
   } finally {
     await engine.stop()
     await providers.close()
-    if (ok) fs.rmSync(dataDir, { recursive: true, force: true })
-    else log(`engine data and log kept in ${dataDir}; engine stderr:\n${engine.stderr().slice(-3000)}`)
+    // A failed run, or one asked to trace the engine, keeps its log (engine.log) for a look.
+    if (ok && !process.env.BENCH_ENGINE_FLAGS && !process.env.BENCH_ENGINE_STALLS) fs.rmSync(dataDir, { recursive: true, force: true })
+    else log(`engine data and log kept in ${dataDir}${ok ? '' : `; engine stderr:\n${engine.stderr().slice(-3000)}`}`)
   }
 }
 
