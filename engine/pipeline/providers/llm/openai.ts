@@ -140,6 +140,8 @@ export class OpenAiLlm implements LlmClient {
     let produced = false
     let finished = false
     let usage: Extract<LlmChunk, { type: 'usage' }> | null = null
+    /** The stream was read to its end: nothing left to close. */
+    let complete = false
     try {
       watchdog.arm('first', this.options.timeoutMs)
       const stream = await this.client.chat.completions.create(body, { signal: ac.signal })
@@ -173,6 +175,7 @@ export class OpenAiLlm implements LlmClient {
           watchdog.arm('idle', this.options.idleTimeoutMs)
         }
       }
+      complete = true
       // The SDK ends the iteration quietly when its request is aborted.
       signal.throwIfAborted()
       if (watchdog.fired && !finished) return { ok: false, error: timeoutError(ctx(watchdog.fired), watchdog.fired), produced }
@@ -187,8 +190,9 @@ export class OpenAiLlm implements LlmClient {
     } finally {
       watchdog.pause()
       signal.removeEventListener('abort', onAbort)
-      // Closes the HTTP stream whatever ended this attempt (a consumer's break included).
-      ac.abort()
+      // Closes the HTTP stream whatever else ended this attempt (a consumer's break included); not
+      // a stream read to its end (http-stream.ts says what an abort costs).
+      if (!complete) ac.abort()
     }
     if (usage) yield usage
     return { ok: true }

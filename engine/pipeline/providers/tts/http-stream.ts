@@ -39,6 +39,8 @@ export async function* streamHttpAudio(
       ac.abort()
     }, ms)
   }
+  /** The body was read to its end: the request is over and there is nothing to close. */
+  let complete = false
   try {
     arm('first', o.timeoutMs)
     const body = await open(ac.signal)
@@ -53,6 +55,7 @@ export async function* streamHttpAudio(
       }
       arm('idle', o.idleTimeoutMs)
     }
+    complete = true
     const tail = decoder.end()
     if (tail.length) yield tail
   } catch (err) {
@@ -65,8 +68,11 @@ export async function* streamHttpAudio(
   } finally {
     clearTimeout(timer)
     o.signal.removeEventListener('abort', onAbort)
-    // Closes the HTTP stream whatever ended the iteration (a consumer's break included).
-    ac.abort()
+    // Closes the HTTP stream whatever else ended the iteration (a consumer's break included). Not
+    // after a whole body, where it closes nothing and still costs: each abort makes a DOMException
+    // that the SDK and undici pass on until Node's stream code reads its stack, formatted through
+    // the source maps tsx turns on (`npm start`), on the loop every call shares.
+    if (!complete) ac.abort()
   }
 }
 

@@ -85,3 +85,13 @@ t.test('an abort mid-stream rejects with its reason and closes the connection', 
   await t.rejects(run, { message: 'barge-in' })
   t.equal(await s.requests[0]!.ended, 'client_closed', 'the stand-in saw the client hang up')
 })
+
+t.test('a consumer that stops early closes the connection; a body read to its end is left to finish', async (t) => {
+  const s = await standIn(t, { chunkIntervalMs: 20, chunkBytes: 960 })
+  const tts = new OpenAiSpeechTts({ apiKey: KEY, baseURL: s.openaiUrl })
+  let taken = 0
+  for await (const _ of tts.synthesize(TEXT.repeat(5), { signal: live() })) if (++taken === 2) break
+  t.equal(await s.requests[0]!.ended, 'client_closed', 'a break hangs up')
+  await collect(tts.synthesize(TEXT, { signal: live() }))
+  t.equal(await s.requests[1]!.ended, 'completed', 'a whole body ends as the server ended it')
+})
