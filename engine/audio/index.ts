@@ -3,3 +3,4 @@ export { pcmFromBytes, pcmToBytes, pcmTransient, pcmView, toFloat32, rms } from 
 export { parseWav, encodeWav, downmix, WavError, type Wav, type WavErrorCode } from './wav.js'
 export { Resampler, resample } from './resample.js'
 export { HalfbandUpsampler, HalfbandDecimator, type HalfbandOptions } from './halfband.js'
+export { slabFloat32, slabInt16 } from './slab.js'

@@ -1,6 +1,5 @@
-import { SAMPLE_RATE } from '../audio/format.js'
 import { slabInt16 } from '../audio/slab.js'
-import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES } from './types.js'
+import { VAD_WINDOW_MS, type VadRate, vadWindowSamples } from './types.js'
 
 export interface SpeechDetectorOptions {
   /** A window at or above this starts (or resumes) speech. */
@@ -131,17 +130,19 @@ export interface TimedWindow {
   endMs: number
 }
 
-/** Cuts arbitrary chunks into the VAD's fixed windows, each stamped with its stream time. */
+/** Cuts arbitrary chunks at `sampleRate` into the VAD's fixed 32 ms windows, each stamped with its stream time. */
 export class Windower {
-  private pending = new Int16Array(VAD_WINDOW_SAMPLES)
+  private pending: Int16Array
   private filled = 0
   private consumed = 0
+  private readonly windowSamples: number
 
   constructor(
     private readonly startMs = 0,
-    private readonly windowSamples = VAD_WINDOW_SAMPLES,
+    private readonly sampleRate: VadRate = 16000,
   ) {
-    this.pending = new Int16Array(windowSamples)
+    this.windowSamples = vadWindowSamples(sampleRate)
+    this.pending = new Int16Array(this.windowSamples)
   }
 
   push(chunk: Int16Array): TimedWindow[] {
@@ -154,7 +155,7 @@ export class Windower {
       at += take
       if (this.filled === this.windowSamples) {
         this.consumed += this.windowSamples
-        out.push({ samples: this.pending, endMs: this.startMs + (this.consumed * 1000) / SAMPLE_RATE })
+        out.push({ samples: this.pending, endMs: this.startMs + (this.consumed * 1000) / this.sampleRate })
         // A fresh array per window (the caller may still hold the last one across an await), cut
         // from a slab: one ArrayBuffer per window would cost the GC (slab.ts).
         this.pending = slabInt16(this.windowSamples)

@@ -1,5 +1,5 @@
 import { rms } from '../audio/pcm.js'
-import { assertWindow, VAD_WINDOW_MS, type VadModel, type VadStream } from './types.js'
+import { assertWindow, VAD_WINDOW_MS, type VadModel, type VadRate, type VadStream } from './types.js'
 
 export interface EnergyVadOptions {
   /** How far above the noise floor a window must be to count as speech (the 0.5 point). */
@@ -37,7 +37,10 @@ export class EnergyVad implements VadStream {
   private readonly history: Float64Array
   private next = 0
 
-  constructor(options: Partial<EnergyVadOptions> = {}) {
+  constructor(
+    options: Partial<EnergyVadOptions> = {},
+    readonly sampleRate: VadRate = 16000,
+  ) {
     this.options = { ...DEFAULT_ENERGY_VAD, ...options }
     if (!(this.options.floorHistoryMs >= VAD_WINDOW_MS)) throw new RangeError('floorHistoryMs must cover a window')
     this.history = new Float64Array(Math.round(this.options.floorHistoryMs / VAD_WINDOW_MS))
@@ -50,7 +53,7 @@ export class EnergyVad implements VadStream {
 
   /** The synchronous core of process(). */
   score(window: Int16Array): number {
-    assertWindow(window)
+    assertWindow(window, this.sampleRate)
     const { marginDb, slopeDb, minFloorDb } = this.options
     const levelDb = 20 * Math.log10(Math.max(rms(window), 1e-6))
     this.history[this.next] = levelDb
@@ -70,8 +73,8 @@ export class EnergyVad implements VadStream {
 export class EnergyVadModel implements VadModel {
   readonly kind = 'energy'
   constructor(private readonly options: Partial<EnergyVadOptions> = {}) {}
-  stream(): EnergyVad {
-    return new EnergyVad(this.options)
+  stream(sampleRate: VadRate = 16000): EnergyVad {
+    return new EnergyVad(this.options, sampleRate)
   }
   release(): Promise<void> {
     return Promise.resolve()

@@ -1,4 +1,5 @@
 import type { TimedWindow } from './detector.js'
+import type { VadRate } from './types.js'
 
 /**
  * Places the VAD's speech boundaries on the signal's energy: Silero decides *that* speech started
@@ -21,8 +22,7 @@ export interface RefinerOptions {
 
 export const DEFAULT_REFINER: RefinerOptions = { marginDb: 12, minLevelDb: -53, searchBackMs: 96, searchAheadMs: 32 }
 
-const BLOCK_SAMPLES = 128 // 8 ms at 16 kHz: four per 32 ms VAD window
-const BLOCK_MS = 8
+const BLOCK_MS = 8 // four blocks per 32 ms VAD window
 const HISTORY_BLOCKS = 64 // 512 ms of levels around the edges
 const FLOOR_WINDOWS = 94 // ~3 s of window minima for the noise floor
 
@@ -33,20 +33,27 @@ export class BoundaryRefiner {
   private count = 0
   private readonly minima = new Float64Array(FLOOR_WINDOWS).fill(-Infinity)
   private windows = 0
+  private readonly blockSamples: number
 
-  constructor(options: Partial<RefinerOptions> = {}) {
+  /** Windows come at `sampleRate`. */
+  constructor(
+    options: Partial<RefinerOptions> = {},
+    private readonly sampleRate: VadRate = 16000,
+  ) {
     this.options = { ...DEFAULT_REFINER, ...options }
+    this.blockSamples = (sampleRate * BLOCK_MS) / 1000
   }
 
   /** Every window, in order, as it is handed to the VAD. */
   push(w: TimedWindow): void {
-    const blocks = Math.floor(w.samples.length / BLOCK_SAMPLES)
-    const startMs = w.endMs - (w.samples.length * 1000) / 16000
+    const blockSamples = this.blockSamples
+    const blocks = Math.floor(w.samples.length / blockSamples)
+    const startMs = w.endMs - (w.samples.length * 1000) / this.sampleRate
     let quietest = Infinity
     for (let b = 0; b < blocks; b++) {
       let sum = 0
-      for (let i = b * BLOCK_SAMPLES; i < (b + 1) * BLOCK_SAMPLES; i++) sum += w.samples[i]! * w.samples[i]!
-      const level = 10 * Math.log10(sum / BLOCK_SAMPLES / (32768 * 32768) + 1e-12)
+      for (let i = b * blockSamples; i < (b + 1) * blockSamples; i++) sum += w.samples[i]! * w.samples[i]!
+      const level = 10 * Math.log10(sum / blockSamples / (32768 * 32768) + 1e-12)
       const slot = this.count++ % HISTORY_BLOCKS
       this.levels[slot] = level
       this.ends[slot] = startMs + (b + 1) * BLOCK_MS

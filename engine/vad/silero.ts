@@ -1,18 +1,17 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import * as ort from 'onnxruntime-node'
-import { SAMPLE_RATE } from '../audio/format.js'
 import { slabFloat32 } from '../audio/slab.js'
-import { assertWindow, VAD_WINDOW_SAMPLES, type VadModel, type VadStream } from './types.js'
+import { assertWindow, type VadModel, type VadRate, type VadStream, vadWindowSamples } from './types.js'
 
 /**
  * The tail of the previous window prepended to each one, as silero-vad's own OnnxWrapper does
- * for v5: the model's STFT front end needs it to see an onset that straddles two windows.
- * The graph accepts any length, so 512 alone also runs, but then (measured on espeak-ng speech)
- * its probability dips to 0.4–0.8 inside words and decays over ~300 ms after speech instead of
- * dropping within a window or two.
+ * for v5 (64 samples at 16 kHz, 32 at 8 kHz): the model's STFT front end needs it to see an onset
+ * that straddles two windows. The graph accepts any length, so 512 alone also runs, but then
+ * (measured on espeak-ng speech) its probability dips to 0.4–0.8 inside words and decays over
+ * ~300 ms after speech instead of dropping within a window or two.
  */
-const CONTEXT_SAMPLES = 64
+const contextSamples = (rate: VadRate): number => rate / 250
 const STATE_SIZE = 2 * 1 * 128
 
 /**
@@ -45,7 +44,9 @@ export function defaultModelPath(): string {
  * Cost, measured here (2 vCPU container, onnxruntime-node 1.30, one intra-op thread, 200 runs after
  * warm-up): 199 µs per window alone; batched 85 µs per window at 4, 58 at 16, 51 at 64. A call
  * sends 31.25 windows/s: 6 ms of CPU per second of audio alone, under 2 ms batched (100 calls:
- * ~62% of a core unbatched, under 20% batched).
+ * ~62% of a core unbatched, under 20% batched). At 8 kHz (phone lines, 256-sample windows) a
+ * window costs less batched: 41 µs at 8 and 30 at 32, against 61 and 48 at 16 kHz (2026-11-28,
+ * same machine; alone it is 174 against 144 µs).
  *
  * Timing, measured on espeak-ng speech (test/engine/vad/silero.test.ts): the first window at
  * ≥ 0.5 begins at the voiced onset, but up to ~80 ms (2.5 windows) after a weak unvoiced onset
@@ -53,19 +54,20 @@ export function defaultModelPath(): string {
  */
 export class SileroModel implements VadModel {
   readonly kind = 'silero'
-  private readonly batcher: Batcher
+  /** One batcher per rate: a run takes one `sr` and one window width. */
+  private readonly batchers: Record<VadRate, Batcher>
 
-  /** Sum of squares (of int16 samples) per window below which a window is gated; -1 = never. */
-  private readonly gateEnergy: number
+  /** Mean square (of int16 samples) of a window below which it is gated; -1 = never. */
+  private readonly gateMeanSquare: number
 
   private constructor(
     private readonly session: ort.InferenceSession,
     options: SileroOptions,
   ) {
-    this.batcher = new Batcher(session)
+    this.batchers = { 8000: new Batcher(session, 8000), 16000: new Batcher(session, 16000) }
     const dbfs = options.silenceGateDbfs === undefined ? DEFAULT_SILENCE_GATE_DBFS : options.silenceGateDbfs
     if (dbfs !== null && !(dbfs <= 0)) throw new RangeError(`the silence gate is a level in dBFS (≤ 0), got ${dbfs}`)
-    this.gateEnergy = dbfs === null ? -1 : (32768 * 10 ** (dbfs / 20)) ** 2 * VAD_WINDOW_SAMPLES
+    this.gateMeanSquare = dbfs === null ? -1 : (32768 * 10 ** (dbfs / 20)) ** 2
   }
 
   static async load(path = defaultModelPath(), options: SileroOptions = {}): Promise<SileroModel> {
@@ -78,15 +80,17 @@ export class SileroModel implements VadModel {
     return new SileroModel(session, options)
   }
 
-  stream(): VadStream {
-    return new SileroStream(this.batcher, this.gateEnergy, this.gateCounter)
+  stream(sampleRate: VadRate = 16000): VadStream {
+    const gateEnergy = this.gateMeanSquare < 0 ? -1 : this.gateMeanSquare * vadWindowSamples(sampleRate)
+    return new SileroStream(this.batchers[sampleRate], gateEnergy, this.gateCounter)
   }
 
   private readonly gateCounter = { gated: 0 }
 
-  /** Windows inferred, model runs (windows / runs = the mean batch) and windows the gate skipped. */
+  /** Windows inferred, model runs (windows / runs = the mean batch) and windows the gate skipped, both rates together. */
   get stats(): { windows: number; runs: number; gated: number } {
-    return { windows: this.batcher.windows, runs: this.batcher.runs, gated: this.gateCounter.gated }
+    const [a, b] = [this.batchers[8000], this.batchers[16000]]
+    return { windows: a.windows + b.windows, runs: a.runs + b.runs, gated: this.gateCounter.gated }
   }
 
   release(): Promise<void> {
@@ -114,9 +118,12 @@ interface Job {
   reject(err: unknown): void
 }
 
-/** Runs the windows of many streams together: one run in flight, the next batch gathering meanwhile. */
+/**
+ * Runs the windows of many streams of one rate together: one run in flight, the next batch
+ * gathering meanwhile. The two rates' batchers share the session; ORT runs them one at a time.
+ */
 class Batcher {
-  private readonly sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), [])
+  private readonly sr: ort.Tensor
   private pending: Job[] = []
   private inputBuf = new Float32Array(0)
   private readonly stateBuf = new Float32Array(2 * MAX_BATCH * 128)
@@ -129,7 +136,12 @@ class Batcher {
   windows = 0
   runs = 0
 
-  constructor(private readonly session: ort.InferenceSession) {}
+  constructor(
+    private readonly session: ort.InferenceSession,
+    readonly rate: VadRate,
+  ) {
+    this.sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(rate)]), [])
+  }
 
   submit(input: Float32Array, state: Float32Array): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -222,8 +234,10 @@ class Batcher {
 }
 
 class SileroStream implements VadStream {
+  readonly sampleRate: VadRate
+  private readonly contextSamples: number
   private state: Float32Array = new Float32Array(STATE_SIZE)
-  private context: Float32Array = new Float32Array(CONTEXT_SAMPLES)
+  private context: Float32Array
   private queue: Promise<unknown> = Promise.resolve()
   /** Bumped by reset() so a run already in flight cannot write back the old state. */
   private generation = 0
@@ -232,21 +246,26 @@ class SileroStream implements VadStream {
     private readonly batcher: Batcher,
     private readonly gateEnergy: number,
     private readonly counter: { gated: number },
-  ) {}
+  ) {
+    this.sampleRate = batcher.rate
+    this.contextSamples = contextSamples(batcher.rate)
+    this.context = new Float32Array(this.contextSamples)
+  }
 
   process(window: Int16Array): Promise<number> {
-    assertWindow(window)
+    assertWindow(window, this.sampleRate)
+    const context = this.contextSamples
     let energy = 0
     for (let i = 0; i < window.length; i++) energy += window[i]! * window[i]!
     // Runs are queued so each sees the state and context its predecessor left. A gated window
     // allocates nothing: its input array would only count toward the external memory that
     // starts V8's full GCs (slab.ts).
     if (energy < this.gateEnergy) {
-      const tail = window.subarray(window.length - CONTEXT_SAMPLES)
+      const tail = window.subarray(window.length - context)
       return this.enqueue(() => this.gate(tail))
     }
-    const input = slabFloat32(CONTEXT_SAMPLES + window.length)
-    for (let i = 0; i < window.length; i++) input[CONTEXT_SAMPLES + i] = window[i]! / 32768
+    const input = slabFloat32(context + window.length)
+    for (let i = 0; i < window.length; i++) input[context + i] = window[i]! / 32768
     return this.enqueue(() => this.infer(input))
   }
 
@@ -260,14 +279,14 @@ class SileroStream implements VadStream {
   private gate(tail: Int16Array): number {
     this.counter.gated++
     this.state.fill(0)
-    for (let i = 0; i < CONTEXT_SAMPLES; i++) this.context[i] = tail[i]! / 32768
+    for (let i = 0; i < tail.length; i++) this.context[i] = tail[i]! / 32768
     return 0
   }
 
   reset(): void {
     this.generation++
     this.state = new Float32Array(STATE_SIZE)
-    this.context = new Float32Array(CONTEXT_SAMPLES)
+    this.context = new Float32Array(this.contextSamples)
   }
 
   private async infer(input: Float32Array): Promise<number> {
@@ -275,7 +294,7 @@ class SileroStream implements VadStream {
     input.set(this.context)
     // The batcher writes the state after this window into this.state itself.
     const probability = await this.batcher.submit(input, this.state)
-    if (generation === this.generation) this.context.set(input.subarray(input.length - CONTEXT_SAMPLES))
+    if (generation === this.generation) this.context.set(input.subarray(input.length - this.contextSamples))
     return probability
   }
 }

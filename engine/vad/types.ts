@@ -1,12 +1,27 @@
 import { SAMPLE_RATE } from '../audio/format.js'
 
-/** Silero v5 is trained on windows of exactly 512 samples at 16 kHz; the energy VAD uses the same. */
-export const VAD_WINDOW_SAMPLES = 512
-export const VAD_WINDOW_MS = (VAD_WINDOW_SAMPLES * 1000) / SAMPLE_RATE
+/**
+ * The rates the VAD runs at: the engine's 16 kHz, and a phone line's own 8 kHz (Silero v5 has an
+ * 8 kHz branch trained for telephone audio; upsampling a call to 16 kHz only to analyse it costs
+ * a resampler and a model run ~1.6× as dear, and adds nothing the line did not carry).
+ */
+export type VadRate = 8000 | 16000
+
+/** Every window is 32 ms: Silero v5 is trained on 512 samples at 16 kHz and 256 at 8 kHz. */
+export const VAD_WINDOW_MS = 32
+/** A window at the engine's rate (16 kHz). */
+export const VAD_WINDOW_SAMPLES = (SAMPLE_RATE * VAD_WINDOW_MS) / 1000
+
+export const vadWindowSamples = (rate: VadRate): number => (rate * VAD_WINDOW_MS) / 1000
+
+export function isVadRate(rate: number): rate is VadRate {
+  return rate === 8000 || rate === 16000
+}
 
 /** One audio stream's detector state. Calls on one stream must not overlap (they are queued). */
 export interface VadStream {
-  /** Probability 0..1 that the 512-sample window holds speech. */
+  readonly sampleRate: VadRate
+  /** Probability 0..1 that the 32 ms window holds speech. */
   process(window: Int16Array): Promise<number>
   /** Forget everything heard, as for a new stream. */
   reset(): void
@@ -15,12 +30,14 @@ export interface VadStream {
 /** What is loaded once per process and shared by every session. */
 export interface VadModel {
   readonly kind: 'silero' | 'energy'
-  stream(): VadStream
+  /** A stream of windows at `sampleRate` (default 16 kHz). */
+  stream(sampleRate?: VadRate): VadStream
   release(): Promise<void>
 }
 
-export function assertWindow(window: Int16Array): void {
-  if (window.length !== VAD_WINDOW_SAMPLES) {
-    throw new RangeError(`a VAD window is ${VAD_WINDOW_SAMPLES} samples, got ${window.length}`)
+export function assertWindow(window: Int16Array, rate: VadRate = SAMPLE_RATE): void {
+  const samples = vadWindowSamples(rate)
+  if (window.length !== samples) {
+    throw new RangeError(`a VAD window at ${rate} Hz is ${samples} samples, got ${window.length}`)
   }
 }

@@ -1,9 +1,10 @@
 /**
  * The engine's CallTransport over one call's RTP session: what the call hears and says on a phone
  * line. Caller audio: a 20 ms tick on the injected clock pulls one frame from the jitter buffer
- * and hands it to the call at 16 kHz, upsampled by the telephone half-band filter
- * (engine/audio/halfband.ts: flat to 3.4 kHz, cheaper than the general resampler). Agent
- * audio: each 16 kHz frame is resampled to 8 kHz, encoded and sent at once; the engine's playout
+ * and hands it to the call at the line's 8 kHz (`inputRate`): the call's VAD and STT run at 8 kHz,
+ * with no resampler in between (engine/vad/types.ts says why). Agent audio: each 16 kHz frame is
+ * resampled to 8 kHz by the telephone half-band filter (engine/audio/halfband.ts), encoded and
+ * sent at once; the engine's playout
  * paces the frames already, so writeAudio resolves at once (a UDP send does not block). Key
  * presses both ways as RFC 4733 events; hang-up and transfer go to the SIP side (PhoneSignals).
  *
@@ -12,7 +13,7 @@
  * rest (counted) rather than burst seconds of audio into the call's VAD and STT. Calls ticking in
  * the same millisecond of the period share one timer (tick-groups.ts).
  */
-import { HalfbandUpsampler } from '../../engine/audio/index.js'
+import { slabInt16 } from '../../engine/audio/index.js'
 import type { CallerEvent, TransportInput } from '../../engine/index.js'
 import type { PlayoutClock } from '../../engine/pipeline/playout-clock.js'
 import { DTMF_DIGITS } from '../../sip/index.js'
@@ -46,6 +47,8 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
   readonly name = 'sip'
   /** A transfer is a REFER the SIP side sends; its outcome comes back through transferResult. */
   readonly transferWaits = true
+  /** The caller's audio is the line's own 8 kHz. */
+  readonly inputRate = 8000
   private readonly options: PhoneTransportOptions
   private input: TransportInput | undefined
   /** Leaves the tick group; set while ticking. */
@@ -54,7 +57,6 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
   private tickIndex = 0
   private gone: 'ended' | 'hangup' | 'dropped' | undefined
   private leftDelivered = false
-  private readonly upsampler = new HalfbandUpsampler({ steady: true })
   ticks = 0
   framesDelivered = 0
   skippedTicks = 0
@@ -166,9 +168,13 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
   private tick(atMs: number): void {
     this.ticks++
     const frame = this.deps.session.pull(atMs)
-    // The filter copies the frame in (the jitter buffer reuses it at the next pull) and gives the
-    // call an array of its own.
-    this.input?.audio(this.upsampler.push(frame.pcm), 16_000)
+    // A copy: the jitter buffer reuses its frame at the next pull, and the call may hold what it
+    // is given (the STT queues frames while it connects).
+    if (this.input) {
+      const pcm = slabInt16(frame.pcm.length)
+      pcm.set(frame.pcm)
+      this.input.audio(pcm, this.inputRate)
+    }
     this.framesDelivered++
     for (const output of this.deps.session.tick(atMs)) if (output.kind === 'dtmf') this.dtmfReceived(output.digit)
   }

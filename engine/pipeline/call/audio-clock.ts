@@ -1,5 +1,3 @@
-import { SAMPLE_RATE } from '../../audio/format.js'
-
 /**
  * Puts instants of the caller's audio (ms since its first sample) on the wall clock, by when the
  * latest frame arrived: a caller streams in real time, so audio that ended `d` ms before the
@@ -11,9 +9,12 @@ export class CallerAudioClock {
   private audioMs = 0
   private arrivedAt = 0
 
+  /** Frames come at `sampleRate`. */
+  constructor(private readonly sampleRate = 16_000) {}
+
   /** Every frame, as it arrives. */
   frame(samples: number, arrivedAt: number): void {
-    this.audioMs += (samples * 1000) / SAMPLE_RATE
+    this.audioMs += (samples * 1000) / this.sampleRate
     this.arrivedAt = arrivedAt
   }
 

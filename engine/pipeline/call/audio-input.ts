@@ -1,7 +1,10 @@
 /**
  * The caller's audio path, an adapter around the controller: transport audio (any rate) →
- * resample to 16 kHz → VAD (windows, the detector, edges refined on the signal) and STT → speech
- * edge, transcript and failure frames. It decides nothing: it reports what was heard.
+ * resample to the path's rate → VAD (windows, the detector, edges refined on the signal) and STT →
+ * speech edge, transcript and failure frames. It decides nothing: it reports what was heard.
+ *
+ * Rate: 16 kHz, or 8 kHz when the transport's audio is 8 kHz (a phone line): Silero and the STT
+ * take the line's audio as it is, with no resampler in between (types.ts in engine/vad says why).
  *
  * Time: VAD edges are stamped in audio time; an edge reaches the controller as `at` = the moment
  * the model's verdict came back minus the detector's own latency (`confirmedAt - at`), and as
@@ -10,8 +13,8 @@
  * Bounds: at most `maxVadBacklog` VAD windows wait for inference; beyond that windows are dropped
  * (and counted, and the first drop recorded). The STT stream bounds what it holds itself.
  */
-import { Resampler, SAMPLE_RATE } from '../../audio/index.js'
-import { BoundaryRefiner, SpeechDetector, type SpeechDetectorOptions, type VadModel, type VadStream, Windower } from '../../vad/index.js'
+import { Resampler } from '../../audio/index.js'
+import { BoundaryRefiner, SpeechDetector, type SpeechDetectorOptions, type VadModel, type VadRate, type VadStream, Windower } from '../../vad/index.js'
 import { failureFrame, type ControllerFrame } from '../frames.js'
 import type { PlayoutClock } from '../playout-clock.js'
 import type { SttProvider, SttStream } from '../providers/stt/types.js'
@@ -22,6 +25,8 @@ export interface AudioInputDeps {
   stt: SttProvider
   language: string
   clock: PlayoutClock
+  /** The rate the path runs at (default 16 kHz); audio at another rate is resampled to it. */
+  sampleRate?: VadRate
   detector?: Partial<SpeechDetectorOptions>
   /** VAD windows (32 ms) waiting for inference before new ones are dropped (default 64 ≈ 2 s). */
   maxVadBacklog?: number
@@ -35,11 +40,12 @@ export interface AudioInputDeps {
 export class AudioInput {
   /** The caller muted their microphone: their audio counts as silence (turn timing and STT go on). */
   muted = false
-  private readonly windower = new Windower()
+  readonly sampleRate: VadRate
+  private readonly windower: Windower
   private readonly detector: SpeechDetector
   /** Moves the VAD's late edges onto the signal's level (engine/vad/refine.ts). */
-  private readonly refiner = new BoundaryRefiner()
-  private readonly audioClock = new CallerAudioClock()
+  private readonly refiner: BoundaryRefiner
+  private readonly audioClock: CallerAudioClock
   private resampler: Resampler | null = null
   private vad: VadStream | null = null
   private stt: SttStream | null = null
@@ -47,16 +53,20 @@ export class AudioInput {
   private backlog = 0
   private dropped = 0
   private closed = false
-  /** 16 kHz samples sent to STT: what the provider bills (metering, api/billing). */
+  /** Samples sent to STT (at sampleRate): what the provider bills (metering, api/billing). */
   private sttSamples = 0
 
   constructor(private readonly deps: AudioInputDeps) {
+    this.sampleRate = deps.sampleRate ?? 16000
+    this.windower = new Windower(0, this.sampleRate)
+    this.refiner = new BoundaryRefiner({}, this.sampleRate)
+    this.audioClock = new CallerAudioClock(this.sampleRate)
     this.detector = new SpeechDetector({ reportPauses: true, ...deps.detector })
   }
 
   /** Caller audio sent to STT so far, in milliseconds. */
   get sttAudioMs(): number {
-    return Math.round(this.sttSamples / (SAMPLE_RATE / 1000))
+    return Math.round(this.sttSamples / (this.sampleRate / 1000))
   }
 
   /** VAD windows dropped because inference fell behind. */
@@ -66,16 +76,16 @@ export class AudioInput {
 
   open(): void {
     if (this.vad || this.closed) return
-    this.vad = this.deps.vad.stream()
-    this.stt = this.deps.stt.open({ language: this.deps.language, signal: this.deps.signal, sampleRate: SAMPLE_RATE })
+    this.vad = this.deps.vad.stream(this.sampleRate)
+    this.stt = this.deps.stt.open({ language: this.deps.language, signal: this.deps.signal, sampleRate: this.sampleRate })
     void this.readTranscripts(this.stt)
   }
 
   /** One frame of caller audio, mono PCM16 at `sampleRate`. */
-  push(input: Int16Array, sampleRate: number = SAMPLE_RATE): void {
+  push(input: Int16Array, sampleRate: number = this.sampleRate): void {
     if (this.closed || !this.vad) return
-    const pcm16k = sampleRate === SAMPLE_RATE ? input : this.resample(input, sampleRate)
-    const pcm = this.muted ? new Int16Array(pcm16k.length) : pcm16k
+    const atRate = sampleRate === this.sampleRate ? input : this.resample(input, sampleRate)
+    const pcm = this.muted ? new Int16Array(atRate.length) : atRate
     if (pcm.length === 0) return
     const arrivedAt = this.deps.clock.now()
     this.audioClock.frame(pcm.length, arrivedAt)
@@ -121,7 +131,7 @@ export class AudioInput {
   }
 
   private resample(input: Int16Array, sampleRate: number): Int16Array {
-    if (!this.resampler || this.resampler.fromRate !== sampleRate) this.resampler = new Resampler(sampleRate, SAMPLE_RATE)
+    if (!this.resampler || this.resampler.fromRate !== sampleRate) this.resampler = new Resampler(sampleRate, this.sampleRate)
     return this.resampler.push(input)
   }
 

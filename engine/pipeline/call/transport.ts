@@ -19,6 +19,11 @@ export interface CallTransport {
   readonly name: string
   /** It carries a transfer out itself and reports the outcome as a transfer_result frame (a phone line's REFER). */
   readonly transferWaits?: boolean
+  /**
+   * The rate of the caller's audio when it is 8 kHz (a phone line): the call's audio path (VAD,
+   * STT) then runs at 8 kHz. Unset: 16 kHz, the engine's rate (other rates are resampled to it).
+   */
+  readonly inputRate?: 8000
   /** The caller is gone (or never came): nothing more can be sent. */
   readonly closed: boolean
   /** The call starts listening: from now on the transport delivers to `input`. */

@@ -2,7 +2,9 @@ import t, { type Test } from 'tap'
 import { concat, skipWithoutEspeak, speak, timeline, whiteNoise, silence, type Segment } from '../../helpers/speech.js'
 import { SpeechDetector, Windower, type SpeechEvent } from '../../../engine/vad/detector.js'
 import { BoundaryRefiner, loadVad, SileroModel, type VadStream } from '../../../engine/vad/index.js'
-import { VAD_WINDOW_SAMPLES } from '../../../engine/vad/types.js'
+import { VAD_WINDOW_SAMPLES, type VadRate } from '../../../engine/vad/types.js'
+import { HalfbandDecimator } from '../../../engine/audio/index.js'
+import { decodeMulaw, encodeMulaw } from '../../../sip/index.js'
 
 const skip = await skipWithoutEspeak()
 const model = await SileroModel.load()
@@ -10,21 +12,33 @@ t.teardown(() => model.release())
 
 async function probabilities(stream: VadStream, pcm: Int16Array): Promise<number[]> {
   const out: number[] = []
-  for (const w of new Windower().push(pcm)) out.push(await stream.process(w.samples))
+  for (const w of new Windower(0, stream.sampleRate).push(pcm)) out.push(await stream.process(w.samples))
   return out
 }
 
 async function detect(stream: VadStream, pcm: Int16Array, refine = true): Promise<SpeechEvent[]> {
+  const rate: VadRate = stream.sampleRate
   const detector = new SpeechDetector()
-  const refiner = new BoundaryRefiner()
+  const refiner = new BoundaryRefiner({}, rate)
   const events: SpeechEvent[] = []
   // Refined as they happen, from the levels the refiner holds at that moment (as the pipeline does).
   const place = (e: SpeechEvent): SpeechEvent => (!refine ? e : { ...e, at: e.type === 'speech_start' ? refiner.refineStart(e.at) : refiner.refineEnd(e.at) })
-  for (const w of new Windower().push(pcm)) {
+  for (const w of new Windower(0, rate).push(pcm)) {
     refiner.push(w)
     events.push(...detector.process(await stream.process(w.samples), w.endMs).map(place))
   }
-  return [...events, ...detector.finish((pcm.length * 1000) / 16000).map(place)]
+  return [...events, ...detector.finish((pcm.length * 1000) / rate).map(place)]
+}
+
+/** What a phone line carries of 16 kHz audio: 8 kHz (the telephone filter), µ-law coded and decoded. */
+function overPhoneLine(pcm16k: Int16Array): Int16Array {
+  const decimator = new HalfbandDecimator()
+  const narrow = Int16Array.from([...decimator.push(pcm16k), ...decimator.flush()])
+  const codes = new Uint8Array(narrow.length)
+  encodeMulaw(narrow, codes)
+  const out = new Int16Array(narrow.length)
+  decodeMulaw(codes, out)
+  return out
 }
 
 /**
@@ -68,6 +82,40 @@ t.test('the edges stay within a window over a noise bed (the floor adapts)', { s
   const noise = whiteNoise(pcm.length / 16, -60, 3)
   const mixed = Int16Array.from(pcm, (x, i) => Math.max(-32768, Math.min(32767, x + noise[i]!)))
   assertBoundaries(t, await detect(model.stream(), mixed), speech)
+})
+
+t.test('at 8 kHz (a phone line, µ-law), the edges stay within a window too', { skip }, async (t) => {
+  const en = await speak('Hello, how can I help you today?', 'en')
+  const tr = await speak('Merhaba, size nasıl yardımcı olabilirim?', 'tr')
+  const en2 = await speak('I would like to book a table for two.', 'en')
+  const { pcm, speech } = timeline(500, en, 800, tr, 900, en2, 500)
+  const line = overPhoneLine(pcm)
+  t.equal(line.length, pcm.length / 2)
+  const stream = model.stream(8000)
+  t.equal(stream.sampleRate, 8000)
+  assertBoundaries(t, await detect(stream, line), speech)
+  // Over a line's idle noise (-60 dBFS), the floor adapts as at 16 kHz.
+  const noise = whiteNoise(pcm.length / 16, -60, 3)
+  const noisy = overPhoneLine(Int16Array.from(pcm, (x, i) => Math.max(-32768, Math.min(32767, x + noise[i]!))))
+  assertBoundaries(t, await detect(model.stream(8000), noisy), speech)
+})
+
+t.test('8 and 16 kHz streams interleaved on one model give what each gives alone', { skip }, async (t) => {
+  const wide = timeline(300, await speak('Yes, please.', 'en'), 300).pcm
+  const narrow = overPhoneLine(timeline(100, await speak('Evet, teşekkürler.', 'tr'), 500).pcm)
+  const aloneWide = await probabilities(model.stream(), wide)
+  const aloneNarrow = await probabilities(model.stream(8000), narrow)
+  t.ok(Math.max(...aloneNarrow) > 0.5, 'the 8 kHz stream hears the words')
+  const [sw, sn] = [model.stream(16000), model.stream(8000)]
+  const [ww, wn] = [new Windower(0, 16000).push(wide), new Windower(0, 8000).push(narrow)]
+  const pw: Array<Promise<number>> = []
+  const pn: Array<Promise<number>> = []
+  for (let i = 0; i < Math.max(ww.length, wn.length); i++) {
+    if (ww[i]) pw.push(sw.process(ww[i]!.samples))
+    if (wn[i]) pn.push(sn.process(wn[i]!.samples))
+  }
+  t.same(await Promise.all(pw), aloneWide)
+  t.same(await Promise.all(pn), aloneNarrow)
 })
 
 t.test('unrefined, Silero alone places the edges late (why the refiner exists)', { skip }, async (t) => {
@@ -162,6 +210,20 @@ t.test('the gate spares only what is below its level', async (t) => {
 
 t.test('a window of the wrong size is refused', async (t) => {
   await t.rejects(async () => model.stream().process(new Int16Array(320)), RangeError)
+  await t.rejects(async () => model.stream(8000).process(new Int16Array(512)), /at 8000 Hz is 256 samples/)
+  await t.rejects(async () => model.stream(16000).process(new Int16Array(256)), /at 16000 Hz is 512 samples/)
+})
+
+t.test('the gate works per window at 8 kHz: a quiet line costs no inference', async (t) => {
+  const stream = model.stream(8000)
+  const before = model.stats
+  await probabilities(stream, whiteNoise(1280, -80, 5).subarray(0, 1280 * 8))
+  t.equal(model.stats.gated - before.gated, 40, 'forty 8 kHz windows under -70 dBFS gated')
+  t.equal(model.stats.windows, before.windows, 'none ran')
+  const mid = model.stats
+  await probabilities(stream, whiteNoise(640, -60, 5).subarray(0, 640 * 8))
+  t.equal(model.stats.gated, mid.gated, 'noise at -60 dBFS runs the model')
+  t.equal(model.stats.windows - mid.windows, 20)
 })
 
 t.test('loadVad falls back to the energy VAD with a warning', async (t) => {

@@ -8,7 +8,7 @@ import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js
 import { providerConnections, type ProviderConnections } from '../connections.js'
 import { DeepgramClient } from '@deepgram/sdk'
 import type { DestinationRefusedError } from '../../../../core/index.js'
-import { SAMPLE_RATE, pcmView } from '../../../audio/index.js'
+import { pcmView } from '../../../audio/index.js'
 import { closeError, connectError, isResults, refusedError, resultsToEvent } from './deepgram-wire.js'
 import { sttEventChannel } from './event-queue.js'
 import { ProviderError } from '../errors.js'
@@ -73,7 +73,7 @@ export class DeepgramLiveStt implements SttProvider {
   }
 
   open(o: SttOpenOptions): SttStream {
-    if (o.sampleRate !== SAMPLE_RATE) throw new RangeError(`DeepgramLiveStt: sampleRate must be ${SAMPLE_RATE}`)
+    if (o.sampleRate !== 8000 && o.sampleRate !== 16000) throw new RangeError(`DeepgramLiveStt: sampleRate must be 8000 or 16000, got ${o.sampleRate}`)
     return new DeepgramLiveStream(this.client, this.options, this.host, this.apiKey, o, this.connections)
   }
 }
@@ -127,7 +127,7 @@ class DeepgramLiveStream implements SttStream {
       model: o.model,
       language: this.open.language,
       encoding: 'linear16',
-      sample_rate: SAMPLE_RATE,
+      sample_rate: this.open.sampleRate,
       channels: 1,
       interim_results: 'true',
       endpointing: o.endpointingMs,
@@ -155,7 +155,7 @@ class DeepgramLiveStream implements SttStream {
     if (this.state === 'connecting') {
       this.pending.push(pcm)
       this.pendingSamples += pcm.length
-      const max = (this.options.maxQueuedMs * SAMPLE_RATE) / 1000
+      const max = (this.options.maxQueuedMs * this.open.sampleRate) / 1000
       while (this.pendingSamples > max && this.pending.length > 1) {
         this.pendingSamples -= this.pending.shift()!.length
         this.droppedFrames++
@@ -165,7 +165,7 @@ class DeepgramLiveStream implements SttStream {
     if (this.state !== 'open' || !this.socket) return
     // Past maxQueuedMs of unsent audio the network is not keeping up; newer frames are dropped
     // rather than queued without bound (the audio is late for a live turn anyway).
-    if (this.socket.socket.bufferedAmount > (this.options.maxQueuedMs * SAMPLE_RATE * 2) / 1000) {
+    if (this.socket.socket.bufferedAmount > (this.options.maxQueuedMs * this.open.sampleRate * 2) / 1000) {
       this.droppedFrames++
       return
     }

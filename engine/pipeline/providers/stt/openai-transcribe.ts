@@ -9,11 +9,11 @@ import { openAiClient } from '../openai-client.js'
 import { providerConnections, type ProviderConnections } from '../connections.js'
 import type OpenAI from 'openai'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
-import { SAMPLE_RATE, encodeWav } from '../../../audio/index.js'
+import { encodeWav } from '../../../audio/index.js'
 import { destinationRefusal } from '../../../../core/index.js'
 import { sttEventChannel } from './event-queue.js'
 import { isProviderError, ProviderError } from '../errors.js'
-import { scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
+import { scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttRate, type SttStream } from './types.js'
 
 export interface OpenAiTranscribeOptions {
   apiKey: string
@@ -45,7 +45,7 @@ export const DEFAULT_OPENAI_TRANSCRIBE_OPTIONS = {
 } as const satisfies Omit<OpenAiTranscribeOptions, 'apiKey'>
 
 /** OpenAI refuses audio shorter than 0.1 s; such a segment is answered locally with an empty final. */
-const MIN_SEGMENT_SAMPLES = SAMPLE_RATE / 10
+const MIN_SEGMENT_MS = 100
 
 export class OpenAiTranscribeStt implements SttProvider {
   readonly name = 'openai'
@@ -74,13 +74,13 @@ export class OpenAiTranscribeStt implements SttProvider {
   }
 
   open(o: SttOpenOptions): SttStream {
-    if (o.sampleRate !== SAMPLE_RATE) throw new RangeError(`OpenAiTranscribeStt: sampleRate must be ${SAMPLE_RATE}`)
+    if (o.sampleRate !== 8000 && o.sampleRate !== 16000) throw new RangeError(`OpenAiTranscribeStt: sampleRate must be 8000 or 16000, got ${o.sampleRate}`)
     return new TranscribeStream(this, o)
   }
 
-  /** One segment → its text; throws an `stt` ProviderError. */
-  async transcribe(pcm: Int16Array, language: string, signal: AbortSignal): Promise<string> {
-    const file = await toFile(encodeWav(pcm, SAMPLE_RATE), 'utterance.wav', { type: 'audio/wav' })
+  /** One segment at `sampleRate` → its text; throws an `stt` ProviderError. */
+  async transcribe(pcm: Int16Array, sampleRate: SttRate, language: string, signal: AbortSignal): Promise<string> {
+    const file = await toFile(encodeWav(pcm, sampleRate), 'utterance.wav', { type: 'audio/wav' })
     try {
       // OpenAI takes ISO-639-1 (`en`), not a full BCP-47 tag (`en-US`).
       const lang = language.split('-')[0]!.toLowerCase()
@@ -108,11 +108,13 @@ class TranscribeStream implements SttStream {
   private readonly ac = new AbortController()
   private readonly done: Promise<void>
   private resolveDone!: () => void
+  private readonly minSegmentSamples: number
 
   constructor(
     private readonly provider: OpenAiTranscribeStt,
     private readonly open: SttOpenOptions,
   ) {
+    this.minSegmentSamples = (MIN_SEGMENT_MS * open.sampleRate) / 1000
     this.done = new Promise((r) => (this.resolveDone = r))
     const onAbort = () => this.end(null)
     if (open.signal.aborted) this.end(null)
@@ -127,7 +129,7 @@ class TranscribeStream implements SttStream {
     // Copied: the caller may reuse its frame buffer.
     this.frames.push(pcm.slice())
     this.samples += pcm.length
-    if (this.samples >= (this.provider.options.maxUtteranceMs * SAMPLE_RATE) / 1000) this.cutSegment(false)
+    if (this.samples >= (this.provider.options.maxUtteranceMs * this.open.sampleRate) / 1000) this.cutSegment(false)
   }
 
   endUtterance(): void {
@@ -137,7 +139,7 @@ class TranscribeStream implements SttStream {
   async close(): Promise<void> {
     if (this.state === 'open') {
       this.state = 'closing'
-      if (this.samples >= MIN_SEGMENT_SAMPLES) this.cutSegment(true)
+      if (this.samples >= this.minSegmentSamples) this.cutSegment(true)
       if (!this.working) this.end(null)
     }
     return this.done
@@ -150,7 +152,7 @@ class TranscribeStream implements SttStream {
       pcm.set(f, at)
       at += f.length
     }
-    this.cut.push({ pcm, startMs: (this.segmentStart * 1000) / SAMPLE_RATE, speechFinal })
+    this.cut.push({ pcm, startMs: (this.segmentStart * 1000) / this.open.sampleRate, speechFinal })
     this.segmentStart += this.samples
     this.frames = []
     this.samples = 0
@@ -168,9 +170,10 @@ class TranscribeStream implements SttStream {
     if (this.working) return
     this.working = true
     for (let seg = this.cut.shift(); seg && !this.ended; seg = this.cut.shift()) {
-      const end_ms = seg.startMs + (seg.pcm.length * 1000) / SAMPLE_RATE
+      const end_ms = seg.startMs + (seg.pcm.length * 1000) / this.open.sampleRate
       try {
-        const text = seg.pcm.length < MIN_SEGMENT_SAMPLES ? '' : await this.provider.transcribe(seg.pcm, this.open.language, this.ac.signal)
+        const text =
+          seg.pcm.length < this.minSegmentSamples ? '' : await this.provider.transcribe(seg.pcm, this.open.sampleRate, this.open.language, this.ac.signal)
         // The stream may have ended (abort, close) while the request was in flight.
         if (!this.ended) this.queue.offer({ type: 'final', text, start_ms: Math.round(seg.startMs), end_ms: Math.round(end_ms), speech_final: seg.speechFinal })
       } catch (err) {

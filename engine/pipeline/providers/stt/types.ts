@@ -1,8 +1,10 @@
 /**
  * Speech-to-text providers: one interface for streaming recognizers (Deepgram live: partials while
  * the user speaks, a final per endpoint) and for batch ones fed VAD-cut segments (OpenAI-compatible
- * transcription: one final per utterance). Audio is the engine's format (engine/audio/format.ts):
- * PCM16 mono 16 kHz Int16Array. Failures arrive as `stt` ProviderErrors (../errors.ts).
+ * transcription: one final per utterance). Audio is PCM16 mono Int16Array at the stream's rate: the
+ * engine's 16 kHz (engine/audio/format.ts), or 8 kHz for a phone line, sent as the line carries it
+ * (upsampling adds nothing a recognizer can use and doubles the bytes). Failures arrive as `stt`
+ * ProviderErrors (../errors.ts).
  */
 import type { ProviderError } from '../errors.js'
 
@@ -11,8 +13,11 @@ export interface SttOpenOptions {
   language: string
   /** Aborting ends the stream at once: the connection or request is torn down, events end. */
   signal: AbortSignal
-  sampleRate: 16000
+  /** The rate of every frame pushed. */
+  sampleRate: SttRate
 }
+
+export type SttRate = 8000 | 16000
 
 export interface SttProvider {
   readonly name: string

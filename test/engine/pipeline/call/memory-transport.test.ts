@@ -1,7 +1,8 @@
 /**
  * The same call over a second transport: MemoryTransport instead of protocol v1, at 8 kHz (a phone
- * line's rate) so the audio path resamples. Nothing in the controller or the other adapters knows
- * which transport it is: this is the proof that a transport plugs in on its own.
+ * line's rate): once handed over as audio to resample to 16 kHz, once announced as the line's rate
+ * (inputRate), so the call's VAD and STT run at 8 kHz. Nothing in the controller or the other
+ * adapters knows which transport it is: this is the proof that a transport plugs in on its own.
  */
 import t from 'tap'
 import { resample } from '../../../../engine/audio/index.js'
@@ -40,57 +41,66 @@ const until = async (what: string, ok: () => boolean, ms = 20_000) => {
   }
 }
 
-t.test('a call over the in-memory transport at 8 kHz: greeting, one turn, hang-up', { skip, timeout: 60_000 }, async (t) => {
-  const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
-  t.teardown(() => dg.close())
-  const vad = await loadVad()
-  const def = Definition.parse(demoGraph)
-  const config = AgentConfig.parse({})
-  const transport = new MemoryTransport({ sampleRate: RATE })
-  const recorder = new MemoryRecorder()
-  const session = new CallSession({
-    transport,
-    runtime: new GraphRuntime(def, config, { now: () => new Date() }, initialState(def, {}), { channel: 'web', session_id: 'memory-1' }),
-    vad,
-    stt: new DeepgramLiveStt({ apiKey: 'dg-key', baseUrl: dg.url }),
-    tts: new EspeakTts(),
-    strategy: new SilenceStrategy({ silenceMs: 300, preemptive: true }),
-    language: 'en',
-    recorder,
-    limits: { maxDurationMs: 60_000, silenceTimeoutMs: 30_000 },
+for (const inputRate of [undefined, 8000] as const) {
+  const path = inputRate ? 'an 8 kHz audio path' : 'resampled to 16 kHz'
+  t.test(`a call over the in-memory transport at 8 kHz, ${path}: greeting, one turn, hang-up`, { skip, timeout: 60_000 }, async (t) => {
+    const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
+    t.teardown(() => dg.close())
+    const vad = await loadVad()
+    const def = Definition.parse(demoGraph)
+    const config = AgentConfig.parse({})
+    const transport = new MemoryTransport({ sampleRate: RATE, ...(inputRate && { inputRate }) })
+    const recorder = new MemoryRecorder()
+    const session = new CallSession({
+      transport,
+      runtime: new GraphRuntime(def, config, { now: () => new Date() }, initialState(def, {}), { channel: 'web', session_id: 'memory-1' }),
+      vad,
+      stt: new DeepgramLiveStt({ apiKey: 'dg-key', baseUrl: dg.url }),
+      tts: new EspeakTts(),
+      strategy: new SilenceStrategy({ silenceMs: 300, preemptive: true }),
+      language: 'en',
+      recorder,
+      limits: { maxDurationMs: 60_000, silenceTimeoutMs: 30_000 },
+    })
+    session.start()
+    const agentLine = (turnId: string) => transport.events.find((e) => e.type === 'transcript' && e.role === 'agent' && e.turnId === turnId)
+
+    await until('the greeting', () => agentLine('turn-0') !== undefined)
+    t.match(agentLine('turn-0'), { text: 'Hello! Welcome to the demo line. What is your name?', interrupted: false })
+    t.ok(transport.framesWritten >= 50, `the greeting was heard as audio (${transport.framesWritten} frames)`)
+    t.ok(
+      transport.frames.every((f) => f.length === 320),
+      'agent audio leaves as 20 ms frames at 16 kHz (the transport converts for its wire)',
+    )
+
+    dg.script('My name is Alice.')
+    const name = resample(await speak('my name is Alice', 'en'), 16_000, RATE)
+    await play(transport, name, 800)
+    await until('the reply', () => agentLine('turn-1') !== undefined, 30_000)
+    t.match(transport.transcript().slice(0, 3), [
+      { role: 'agent', text: /^Hello!/ },
+      { role: 'user', text: 'My name is Alice.' },
+      { role: 'agent', text: /^Nice to meet you\./ },
+    ])
+    const sttRate = inputRate ?? 16_000
+    t.equal(dg.sessions[0]!.query.get('sample_rate'), String(sttRate), `the STT stream is ${sttRate} Hz`)
+    const heardBytes = dg.sessions[0]!.audioBytes
+    t.ok(
+      heardBytes > ((name.length * sttRate) / RATE) * 2 && heardBytes < ((name.length * sttRate) / RATE) * 2 + 4 * sttRate,
+      `the STT heard the caller at ${sttRate} Hz (${heardBytes} bytes for ${name.length} samples at 8 kHz, and the silence after)`,
+    )
+    t.ok(
+      transport.events.some((e) => e.type === 'metrics' && e.turnId === 'turn-1'),
+      'turn metrics were sent',
+    )
+
+    transport.hangUp()
+    await until('the end', () => recorder.endReason !== null)
+    t.equal(recorder.endReason, 'client_hangup')
+    t.ok(session.signal.aborted)
+    t.equal(session.callStatus, 'ended')
   })
-  session.start()
-  const agentLine = (turnId: string) => transport.events.find((e) => e.type === 'transcript' && e.role === 'agent' && e.turnId === turnId)
-
-  await until('the greeting', () => agentLine('turn-0') !== undefined)
-  t.match(agentLine('turn-0'), { text: 'Hello! Welcome to the demo line. What is your name?', interrupted: false })
-  t.ok(transport.framesWritten >= 50, `the greeting was heard as audio (${transport.framesWritten} frames)`)
-  t.ok(
-    transport.frames.every((f) => f.length === 320),
-    'agent audio leaves as 20 ms frames at 16 kHz (the transport converts for its wire)',
-  )
-
-  dg.script('My name is Alice.')
-  const name = resample(await speak('my name is Alice', 'en'), 16_000, RATE)
-  await play(transport, name, 800)
-  await until('the reply', () => agentLine('turn-1') !== undefined, 30_000)
-  t.match(transport.transcript().slice(0, 3), [
-    { role: 'agent', text: /^Hello!/ },
-    { role: 'user', text: 'My name is Alice.' },
-    { role: 'agent', text: /^Nice to meet you\./ },
-  ])
-  t.ok(dg.sessions[0]!.audioBytes > name.length * 2, 'the STT heard the caller resampled to 16 kHz')
-  t.ok(
-    transport.events.some((e) => e.type === 'metrics' && e.turnId === 'turn-1'),
-    'turn metrics were sent',
-  )
-
-  transport.hangUp()
-  await until('the end', () => recorder.endReason !== null)
-  t.equal(recorder.endReason, 'client_hangup')
-  t.ok(session.signal.aborted)
-  t.equal(session.callStatus, 'ended')
-})
+}
 
 t.test('a bug inside the call ends that call with internal_error, not the process', async (t) => {
   const def = Definition.parse(demoGraph)

@@ -56,6 +56,28 @@ t.test('connects with the configured options and keeps an idle socket alive', as
   t.same(events, [])
 })
 
+t.test("a phone line's stream goes as 8 kHz: sample_rate 8000, and the audio times follow it", async (t) => {
+  const s = await startDeepgramStandIn({ apiKey: KEY, finalLatencyMs: 0 })
+  t.teardown(() => s.close())
+  const stream = new DeepgramLiveStt({ apiKey: KEY, baseUrl: s.url }).open({ language: 'en', signal: new AbortController().signal, sampleRate: 8000 })
+  const done = (async () => {
+    for await (const _ of stream.events);
+  })()
+  for (let i = 0; i < 60; i++) stream.push(new Int16Array(160)) // 1.2 s at 8 kHz, queued while connecting
+  for (let i = 0; i < 200 && (s.sessions[0]?.audioBytes ?? 0) < 60 * 320; i++) await new Promise((r) => setTimeout(r, 10))
+  await stream.close()
+  await done
+  const session = s.sessions[0]!
+  t.equal(session.query.get('sample_rate'), '8000')
+  t.equal(session.audioBytes, 60 * 320, 'every frame sent, 2 bytes a sample')
+  const metadata = session.sent.find((m) => m['type'] === 'Metadata')
+  t.equal(metadata?.['duration'], 1.2, 'the server counts 1.2 s of audio')
+  t.throws(
+    () => new DeepgramLiveStt({ apiKey: KEY, baseUrl: s.url }).open({ language: 'en', signal: new AbortController().signal, sampleRate: 44100 as 8000 }),
+    RangeError,
+  )
+})
+
 t.test('an unreachable server is stt_unavailable; a refused upgrade maps by status', async (t) => {
   const stt = new DeepgramLiveStt({ apiKey: KEY, baseUrl: 'ws://127.0.0.1:1', connectTimeoutMs: 1000 })
   const stream = stt.open({ language: 'en', signal: new AbortController().signal, sampleRate: 16000 })

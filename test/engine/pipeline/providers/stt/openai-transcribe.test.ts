@@ -44,3 +44,28 @@ t.test('a segment reaching maxUtteranceMs is sent without waiting, as a final th
   ])
   t.match(s.requests, [{ model: 'whisper-1', language: 'en', audioMs: 500 }, { audioMs: 500 }, { audioMs: 200 }])
 })
+
+t.test('at 8 kHz (a phone line) the segments are 8 kHz WAV files, their times and the 0.1 s minimum in the same audio time', async (t) => {
+  const s = await startTranscriptionStandIn({ apiKey: KEY })
+  t.teardown(() => s.close())
+  s.script('one', 'two')
+  const stream = new OpenAiTranscribeStt({ apiKey: KEY, baseURL: s.url, maxUtteranceMs: 500 }).open({
+    language: 'en',
+    signal: new AbortController().signal,
+    sampleRate: 8000,
+  })
+  for (let i = 0; i < 30; i++) stream.push(new Int16Array(160)) // 600 ms at 8 kHz
+  stream.endUtterance()
+  for (let i = 0; i < 4; i++) stream.push(new Int16Array(160)) // 80 ms: under the minimum, answered locally
+  stream.endUtterance()
+  await stream.close()
+  const events = []
+  for await (const e of stream.events) events.push(e)
+  t.match(events, [
+    { type: 'final', text: 'one', start_ms: 0, end_ms: 500, speech_final: false },
+    { type: 'final', text: 'two', start_ms: 500, end_ms: 600, speech_final: true },
+    { type: 'final', text: '', start_ms: 600, end_ms: 680, speech_final: true },
+  ])
+  t.match(s.requests, [{ audioMs: 500 }, { audioMs: 100 }])
+  t.equal(s.requests.length, 2)
+})
