@@ -13,7 +13,7 @@
  * Bounds: at most `maxVadBacklog` VAD windows wait for inference; beyond that windows are dropped
  * (and counted, and the first drop recorded). The STT stream bounds what it holds itself.
  */
-import { Resampler } from '../../audio/index.js'
+import { HalfbandUpsampler, Resampler } from '../../audio/index.js'
 import { BoundaryRefiner, SpeechDetector, type SpeechDetectorOptions, type VadModel, type VadRate, type VadStream, Windower } from '../../vad/index.js'
 import { failureFrame, type ControllerFrame } from '../frames.js'
 import type { PlayoutClock } from '../playout-clock.js'
@@ -46,7 +46,7 @@ export class AudioInput {
   /** Moves the VAD's late edges onto the signal's level (engine/vad/refine.ts). */
   private readonly refiner: BoundaryRefiner
   private readonly audioClock: CallerAudioClock
-  private resampler: Resampler | null = null
+  private resampler: Resampler | HalfbandUpsampler | null = null
   private vad: VadStream | null = null
   private stt: SttStream | null = null
   private vadChain: Promise<void> = Promise.resolve()
@@ -131,7 +131,11 @@ export class AudioInput {
   }
 
   private resample(input: Int16Array, sampleRate: number): Int16Array {
-    if (!this.resampler || this.resampler.fromRate !== sampleRate) this.resampler = new Resampler(sampleRate, this.sampleRate)
+    if (!this.resampler || this.resampler.fromRate !== sampleRate) {
+      // 8 kHz (a phone line's audio from a transport that does not announce it) goes up by the
+      // telephone half-band filter: flat to 3.4 kHz, a third of the general resampler's taps.
+      this.resampler = sampleRate === 8000 && this.sampleRate === 16000 ? new HalfbandUpsampler() : new Resampler(sampleRate, this.sampleRate)
+    }
     return this.resampler.push(input)
   }
 
