@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { OpenAiTranscribeStt } from '../../../../../engine/pipeline/providers/stt/index.js'
 import { startTranscriptionStandIn } from '../../../../../engine/pipeline/providers/stand-ins/index.js'
 import { sttConformance } from './conformance.js'
@@ -23,21 +23,27 @@ t.test('OpenAI-compatible transcription passes the STT conformance suite', async
   })
 })
 
-t.test('a segment reaching maxUtteranceMs is sent without waiting, as a final that is not speech_final', async (t) => {
+/** A stand-in scripted with `texts` and a stream on it cutting segments at 500 ms; the events are read once it closes. */
+async function segmenting(t: Test, o: { texts: string[]; language: string; sampleRate: 8000 | 16000; model?: string }) {
   const s = await startTranscriptionStandIn({ apiKey: KEY })
   t.teardown(() => s.close())
-  s.script('one', 'two', 'three')
-  const stream = new OpenAiTranscribeStt({ apiKey: KEY, baseURL: s.url, maxUtteranceMs: 500, model: 'whisper-1' }).open({
-    language: 'en-US',
-    signal: new AbortController().signal,
-    sampleRate: 16000,
-  })
+  s.script(...o.texts)
+  const stt = new OpenAiTranscribeStt({ apiKey: KEY, baseURL: s.url, maxUtteranceMs: 500, ...(o.model && { model: o.model }) })
+  const stream = stt.open({ language: o.language, signal: new AbortController().signal, sampleRate: o.sampleRate })
+  const events = async () => {
+    await stream.close()
+    const out = []
+    for await (const e of stream.events) out.push(e)
+    return out
+  }
+  return { s, stream, events }
+}
+
+t.test('a segment reaching maxUtteranceMs is sent without waiting, as a final that is not speech_final', async (t) => {
+  const { s, stream, events } = await segmenting(t, { texts: ['one', 'two', 'three'], language: 'en-US', sampleRate: 16000, model: 'whisper-1' })
   for (let i = 0; i < 60; i++) stream.push(new Int16Array(320)) // 1.2 s
   stream.endUtterance()
-  await stream.close()
-  const events = []
-  for await (const e of stream.events) events.push(e)
-  t.match(events, [
+  t.match(await events(), [
     { type: 'final', text: 'one', start_ms: 0, end_ms: 500, speech_final: false },
     { type: 'final', text: 'two', start_ms: 500, end_ms: 1000, speech_final: false },
     { type: 'final', text: 'three', start_ms: 1000, end_ms: 1200, speech_final: true },
@@ -46,22 +52,12 @@ t.test('a segment reaching maxUtteranceMs is sent without waiting, as a final th
 })
 
 t.test('at 8 kHz (a phone line) the segments are 8 kHz WAV files, their times and the 0.1 s minimum in the same audio time', async (t) => {
-  const s = await startTranscriptionStandIn({ apiKey: KEY })
-  t.teardown(() => s.close())
-  s.script('one', 'two')
-  const stream = new OpenAiTranscribeStt({ apiKey: KEY, baseURL: s.url, maxUtteranceMs: 500 }).open({
-    language: 'en',
-    signal: new AbortController().signal,
-    sampleRate: 8000,
-  })
+  const { s, stream, events } = await segmenting(t, { texts: ['one', 'two'], language: 'en', sampleRate: 8000 })
   for (let i = 0; i < 30; i++) stream.push(new Int16Array(160)) // 600 ms at 8 kHz
   stream.endUtterance()
   for (let i = 0; i < 4; i++) stream.push(new Int16Array(160)) // 80 ms: under the minimum, answered locally
   stream.endUtterance()
-  await stream.close()
-  const events = []
-  for await (const e of stream.events) events.push(e)
-  t.match(events, [
+  t.match(await events(), [
     { type: 'final', text: 'one', start_ms: 0, end_ms: 500, speech_final: false },
     { type: 'final', text: 'two', start_ms: 500, end_ms: 600, speech_final: true },
     { type: 'final', text: '', start_ms: 600, end_ms: 680, speech_final: true },
