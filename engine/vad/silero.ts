@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import { slabFloat32 } from '../audio/slab.js'
-import { assertWindow, type VadModel, type VadRate, type VadStream, vadWindowSamples } from './types.js'
+import { assertWindow, isVadRate, type VadModel, type VadRate, type VadStream, vadWindowSamples } from './types.js'
 
 /**
  * The tail of the previous window prepended to each one, as silero-vad's own OnnxWrapper does
@@ -81,6 +81,7 @@ export class SileroModel implements VadModel {
   }
 
   stream(sampleRate: VadRate = 16000): VadStream {
+    if (!isVadRate(sampleRate)) throw new RangeError(`Silero runs at 8000 or 16000 Hz, not ${sampleRate}`)
     const gateEnergy = this.gateMeanSquare < 0 ? -1 : this.gateMeanSquare * vadWindowSamples(sampleRate)
     return new SileroStream(this.batchers[sampleRate], gateEnergy, this.gateCounter)
   }

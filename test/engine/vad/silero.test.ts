@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { concat, skipWithoutEspeak, speak, timeline, whiteNoise, silence, type Segment } from '../../helpers/speech.js'
 import { SpeechDetector, Windower, type SpeechEvent } from '../../../engine/vad/detector.js'
-import { BoundaryRefiner, loadVad, SileroModel, type VadStream } from '../../../engine/vad/index.js'
+import { BoundaryRefiner, EnergyVadModel, loadVad, SileroModel, type VadStream } from '../../../engine/vad/index.js'
 import { VAD_WINDOW_SAMPLES, type VadRate } from '../../../engine/vad/types.js'
 import { HalfbandDecimator } from '../../../engine/audio/index.js'
 import { decodeMulaw, encodeMulaw } from '../../../sip/index.js'
@@ -212,6 +212,9 @@ t.test('a window of the wrong size is refused', async (t) => {
   await t.rejects(async () => model.stream().process(new Int16Array(320)), RangeError)
   await t.rejects(async () => model.stream(8000).process(new Int16Array(512)), /at 8000 Hz is 256 samples/)
   await t.rejects(async () => model.stream(16000).process(new Int16Array(256)), /at 16000 Hz is 512 samples/)
+  t.throws(() => model.stream(44100 as 8000), RangeError, 'a rate the model has no branch for is refused')
+  t.throws(() => new EnergyVadModel().stream(11025 as 8000), RangeError, 'and the energy VAD refuses it too')
+  t.equal(new EnergyVadModel().stream(8000).score(new Int16Array(256)) < 0.5, true, 'the energy VAD takes 8 kHz windows')
 })
 
 t.test('the gate works per window at 8 kHz: a quiet line costs no inference', async (t) => {
