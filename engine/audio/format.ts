@@ -4,6 +4,12 @@
  * converted into it, and it is what the client receives. Frames of 20 ms pace the playout.
  */
 export const SAMPLE_RATE = 16_000
+/**
+ * The rates a call's audio path (VAD and STT) runs at: the engine's 16 kHz, and a phone line's own
+ * 8 kHz, taken as the line carries it (engine/vad/types.ts says why).
+ */
+export type SpeechRate = 8000 | 16000
+export const isSpeechRate = (rate: number): rate is SpeechRate => rate === 8000 || rate === 16000
 export const FRAME_MS = 20
 export const FRAME_SAMPLES = (SAMPLE_RATE * FRAME_MS) / 1000
 

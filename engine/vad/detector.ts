@@ -1,5 +1,6 @@
+import type { SpeechRate } from '../audio/format.js'
 import { slabInt16 } from '../audio/slab.js'
-import { VAD_WINDOW_MS, type VadRate, vadWindowSamples } from './types.js'
+import { VAD_WINDOW_MS, vadWindowSamples } from './types.js'
 
 export interface SpeechDetectorOptions {
   /** A window at or above this starts (or resumes) speech. */
@@ -139,7 +140,7 @@ export class Windower {
 
   constructor(
     private readonly startMs = 0,
-    private readonly sampleRate: VadRate = 16000,
+    private readonly sampleRate: SpeechRate = 16000,
   ) {
     this.windowSamples = vadWindowSamples(sampleRate)
     this.pending = new Int16Array(this.windowSamples)

@@ -1,5 +1,6 @@
+import { isSpeechRate, type SpeechRate } from '../audio/format.js'
 import { rms } from '../audio/pcm.js'
-import { assertWindow, isVadRate, VAD_WINDOW_MS, type VadModel, type VadRate, type VadStream } from './types.js'
+import { assertWindow, VAD_WINDOW_MS, type VadModel, type VadStream } from './types.js'
 
 export interface EnergyVadOptions {
   /** How far above the noise floor a window must be to count as speech (the 0.5 point). */
@@ -39,10 +40,10 @@ export class EnergyVad implements VadStream {
 
   constructor(
     options: Partial<EnergyVadOptions> = {},
-    readonly sampleRate: VadRate = 16000,
+    readonly sampleRate: SpeechRate = 16000,
   ) {
     this.options = { ...DEFAULT_ENERGY_VAD, ...options }
-    if (!isVadRate(sampleRate)) throw new RangeError(`the energy VAD takes 8000 or 16000 Hz windows, not ${sampleRate}`)
+    if (!isSpeechRate(sampleRate)) throw new RangeError(`the energy VAD takes 8000 or 16000 Hz windows, not ${sampleRate}`)
     if (!(this.options.floorHistoryMs >= VAD_WINDOW_MS)) throw new RangeError('floorHistoryMs must cover a window')
     this.history = new Float64Array(Math.round(this.options.floorHistoryMs / VAD_WINDOW_MS))
     this.reset()
@@ -74,7 +75,7 @@ export class EnergyVad implements VadStream {
 export class EnergyVadModel implements VadModel {
   readonly kind = 'energy'
   constructor(private readonly options: Partial<EnergyVadOptions> = {}) {}
-  stream(sampleRate: VadRate = 16000): EnergyVad {
+  stream(sampleRate: SpeechRate = 16000): EnergyVad {
     return new EnergyVad(this.options, sampleRate)
   }
   release(): Promise<void> {

@@ -2,7 +2,7 @@ import { EnergyVadModel, type EnergyVadOptions } from './energy.js'
 import { defaultModelPath, SileroModel } from './silero.js'
 import type { VadModel } from './types.js'
 
-export { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, vadWindowSamples, type VadModel, type VadRate, type VadStream } from './types.js'
+export { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, vadWindowSamples, type VadModel, type VadStream } from './types.js'
 export { SileroModel, defaultModelPath, DEFAULT_SILENCE_GATE_DBFS } from './silero.js'
 export { EnergyVad, EnergyVadModel, DEFAULT_ENERGY_VAD, type EnergyVadOptions } from './energy.js'
 export {

@@ -1,5 +1,5 @@
+import type { SpeechRate } from '../audio/format.js'
 import type { TimedWindow } from './detector.js'
-import type { VadRate } from './types.js'
 
 /**
  * Places the VAD's speech boundaries on the signal's energy: Silero decides *that* speech started
@@ -38,7 +38,7 @@ export class BoundaryRefiner {
   /** Windows come at `sampleRate`. */
   constructor(
     options: Partial<RefinerOptions> = {},
-    private readonly sampleRate: VadRate = 16000,
+    private readonly sampleRate: SpeechRate = 16000,
   ) {
     this.options = { ...DEFAULT_REFINER, ...options }
     this.blockSamples = (sampleRate * BLOCK_MS) / 1000

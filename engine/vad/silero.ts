@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import * as ort from 'onnxruntime-node'
+import { isSpeechRate, type SpeechRate } from '../audio/format.js'
 import { slabFloat32 } from '../audio/slab.js'
-import { assertWindow, isVadRate, type VadModel, type VadRate, type VadStream, vadWindowSamples } from './types.js'
+import { assertWindow, type VadModel, type VadStream, vadWindowSamples } from './types.js'
 
 /**
  * The tail of the previous window prepended to each one, as silero-vad's own OnnxWrapper does
@@ -11,7 +12,7 @@ import { assertWindow, isVadRate, type VadModel, type VadRate, type VadStream, v
  * (measured on espeak-ng speech) its probability dips to 0.4–0.8 inside words and decays over
  * ~300 ms after speech instead of dropping within a window or two.
  */
-const contextSamples = (rate: VadRate): number => rate / 250
+const contextSamples = (rate: SpeechRate): number => rate / 250
 const STATE_SIZE = 2 * 1 * 128
 
 /**
@@ -55,7 +56,7 @@ export function defaultModelPath(): string {
 export class SileroModel implements VadModel {
   readonly kind = 'silero'
   /** One batcher per rate: a run takes one `sr` and one window width. */
-  private readonly batchers: Record<VadRate, Batcher>
+  private readonly batchers: Record<SpeechRate, Batcher>
 
   /** Mean square (of int16 samples) of a window below which it is gated; -1 = never. */
   private readonly gateMeanSquare: number
@@ -80,8 +81,8 @@ export class SileroModel implements VadModel {
     return new SileroModel(session, options)
   }
 
-  stream(sampleRate: VadRate = 16000): VadStream {
-    if (!isVadRate(sampleRate)) throw new RangeError(`Silero runs at 8000 or 16000 Hz, not ${sampleRate}`)
+  stream(sampleRate: SpeechRate = 16000): VadStream {
+    if (!isSpeechRate(sampleRate)) throw new RangeError(`Silero runs at 8000 or 16000 Hz, not ${sampleRate}`)
     const gateEnergy = this.gateMeanSquare < 0 ? -1 : this.gateMeanSquare * vadWindowSamples(sampleRate)
     return new SileroStream(this.batchers[sampleRate], gateEnergy, this.gateCounter)
   }
@@ -139,7 +140,7 @@ class Batcher {
 
   constructor(
     private readonly session: ort.InferenceSession,
-    readonly rate: VadRate,
+    readonly rate: SpeechRate,
   ) {
     this.sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(rate)]), [])
   }
@@ -235,7 +236,7 @@ class Batcher {
 }
 
 class SileroStream implements VadStream {
-  readonly sampleRate: VadRate
+  readonly sampleRate: SpeechRate
   private readonly contextSamples: number
   private state: Float32Array = new Float32Array(STATE_SIZE)
   private context: Float32Array

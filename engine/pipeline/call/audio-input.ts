@@ -13,8 +13,8 @@
  * Bounds: at most `maxVadBacklog` VAD windows wait for inference; beyond that windows are dropped
  * (and counted, and the first drop recorded). The STT stream bounds what it holds itself.
  */
-import { HalfbandUpsampler, Resampler } from '../../audio/index.js'
-import { BoundaryRefiner, SpeechDetector, type SpeechDetectorOptions, type VadModel, type VadRate, type VadStream, Windower } from '../../vad/index.js'
+import { HalfbandUpsampler, Resampler, type SpeechRate } from '../../audio/index.js'
+import { BoundaryRefiner, SpeechDetector, type SpeechDetectorOptions, type VadModel, type VadStream, Windower } from '../../vad/index.js'
 import { failureFrame, type ControllerFrame } from '../frames.js'
 import type { PlayoutClock } from '../playout-clock.js'
 import type { SttProvider, SttStream } from '../providers/stt/types.js'
@@ -26,7 +26,7 @@ export interface AudioInputDeps {
   language: string
   clock: PlayoutClock
   /** The rate the path runs at (default 16 kHz); audio at another rate is resampled to it. */
-  sampleRate?: VadRate
+  sampleRate?: SpeechRate
   detector?: Partial<SpeechDetectorOptions>
   /** VAD windows (32 ms) waiting for inference before new ones are dropped (default 64 ≈ 2 s). */
   maxVadBacklog?: number
@@ -40,7 +40,7 @@ export interface AudioInputDeps {
 export class AudioInput {
   /** The caller muted their microphone: their audio counts as silence (turn timing and STT go on). */
   muted = false
-  readonly sampleRate: VadRate
+  readonly sampleRate: SpeechRate
   private readonly windower: Windower
   private readonly detector: SpeechDetector
   /** Moves the VAD's late edges onto the signal's level (engine/vad/refine.ts). */

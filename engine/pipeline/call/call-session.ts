@@ -95,7 +95,7 @@ export class CallSession {
       stt: deps.stt,
       language: deps.language,
       clock: this.clock,
-      sampleRate: deps.transport.inputRate ?? 16000,
+      sampleRate: deps.transport.inputRate,
       signal: this.callAc.signal,
       report,
       onOverload: (backlog) => deps.recorder.event('vad_overload', { backlog }),

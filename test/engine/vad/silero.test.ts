@@ -2,8 +2,8 @@ import t, { type Test } from 'tap'
 import { concat, skipWithoutEspeak, speak, timeline, whiteNoise, silence, type Segment } from '../../helpers/speech.js'
 import { SpeechDetector, Windower, type SpeechEvent } from '../../../engine/vad/detector.js'
 import { BoundaryRefiner, EnergyVadModel, loadVad, SileroModel, type VadStream } from '../../../engine/vad/index.js'
-import { VAD_WINDOW_SAMPLES, type VadRate } from '../../../engine/vad/types.js'
-import { HalfbandDecimator } from '../../../engine/audio/index.js'
+import { VAD_WINDOW_SAMPLES } from '../../../engine/vad/types.js'
+import { HalfbandDecimator, type SpeechRate } from '../../../engine/audio/index.js'
 import { decodeMulaw, encodeMulaw } from '../../../sip/index.js'
 
 const skip = await skipWithoutEspeak()
@@ -17,7 +17,7 @@ async function probabilities(stream: VadStream, pcm: Int16Array): Promise<number
 }
 
 async function detect(stream: VadStream, pcm: Int16Array, refine = true): Promise<SpeechEvent[]> {
-  const rate: VadRate = stream.sampleRate
+  const rate: SpeechRate = stream.sampleRate
   const detector = new SpeechDetector()
   const refiner = new BoundaryRefiner({}, rate)
   const events: SpeechEvent[] = []

@@ -8,7 +8,7 @@ import { baseUrlHost, requireApiKey, requirePositive } from '../client-checks.js
 import { providerConnections, type ProviderConnections } from '../connections.js'
 import { DeepgramClient } from '@deepgram/sdk'
 import type { DestinationRefusedError } from '../../../../core/index.js'
-import { pcmView } from '../../../audio/index.js'
+import { isSpeechRate, pcmView } from '../../../audio/index.js'
 import { closeError, connectError, isResults, refusedError, resultsToEvent } from './deepgram-wire.js'
 import { sttEventChannel } from './event-queue.js'
 import { ProviderError } from '../errors.js'
@@ -73,7 +73,7 @@ export class DeepgramLiveStt implements SttProvider {
   }
 
   open(o: SttOpenOptions): SttStream {
-    if (o.sampleRate !== 8000 && o.sampleRate !== 16000) throw new RangeError(`DeepgramLiveStt: sampleRate must be 8000 or 16000, got ${o.sampleRate}`)
+    if (!isSpeechRate(o.sampleRate)) throw new RangeError(`DeepgramLiveStt: sampleRate must be 8000 or 16000, got ${o.sampleRate}`)
     return new DeepgramLiveStream(this.client, this.options, this.host, this.apiKey, o, this.connections)
   }
 }

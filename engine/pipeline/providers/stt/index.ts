@@ -1,5 +1,5 @@
 export { ProviderError, isProviderError, type ProviderCategory, type ProviderErrorCode, type ProviderErrorDetails } from '../errors.js'
-export type { SttEvent, SttOpenOptions, SttProvider, SttRate, SttStream, SttTranscript } from './types.js'
+export type { SttEvent, SttOpenOptions, SttProvider, SttStream, SttTranscript } from './types.js'
 export { sttEventChannel, DEFAULT_EVENT_CAPACITY } from './event-queue.js'
 export { DeepgramLiveStt, DEFAULT_DEEPGRAM_LIVE_OPTIONS, type DeepgramLiveOptions } from './deepgram-live.js'
 export { OpenAiTranscribeStt, DEFAULT_OPENAI_TRANSCRIBE_OPTIONS, type OpenAiTranscribeOptions } from './openai-transcribe.js'

@@ -9,11 +9,11 @@ import { openAiClient } from '../openai-client.js'
 import { providerConnections, type ProviderConnections } from '../connections.js'
 import type OpenAI from 'openai'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai'
-import { encodeWav } from '../../../audio/index.js'
+import { encodeWav, isSpeechRate, type SpeechRate } from '../../../audio/index.js'
 import { destinationRefusal } from '../../../../core/index.js'
 import { sttEventChannel } from './event-queue.js'
 import { isProviderError, ProviderError } from '../errors.js'
-import { scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttRate, type SttStream } from './types.js'
+import { scrubSecret, type SttEvent, type SttOpenOptions, type SttProvider, type SttStream } from './types.js'
 
 export interface OpenAiTranscribeOptions {
   apiKey: string
@@ -74,12 +74,12 @@ export class OpenAiTranscribeStt implements SttProvider {
   }
 
   open(o: SttOpenOptions): SttStream {
-    if (o.sampleRate !== 8000 && o.sampleRate !== 16000) throw new RangeError(`OpenAiTranscribeStt: sampleRate must be 8000 or 16000, got ${o.sampleRate}`)
+    if (!isSpeechRate(o.sampleRate)) throw new RangeError(`OpenAiTranscribeStt: sampleRate must be 8000 or 16000, got ${o.sampleRate}`)
     return new TranscribeStream(this, o)
   }
 
   /** One segment at `sampleRate` → its text; throws an `stt` ProviderError. */
-  async transcribe(pcm: Int16Array, sampleRate: SttRate, language: string, signal: AbortSignal): Promise<string> {
+  async transcribe(pcm: Int16Array, sampleRate: SpeechRate, language: string, signal: AbortSignal): Promise<string> {
     const file = await toFile(encodeWav(pcm, sampleRate), 'utterance.wav', { type: 'audio/wav' })
     try {
       // OpenAI takes ISO-639-1 (`en`), not a full BCP-47 tag (`en-US`).

@@ -6,6 +6,7 @@
  * (upsampling adds nothing a recognizer can use and doubles the bytes). Failures arrive as `stt`
  * ProviderErrors (../errors.ts).
  */
+import type { SpeechRate } from '../../../audio/index.js'
 import type { ProviderError } from '../errors.js'
 
 export interface SttOpenOptions {
@@ -14,10 +15,8 @@ export interface SttOpenOptions {
   /** Aborting ends the stream at once: the connection or request is torn down, events end. */
   signal: AbortSignal
   /** The rate of every frame pushed. */
-  sampleRate: SttRate
+  sampleRate: SpeechRate
 }
-
-export type SttRate = 8000 | 16000
 
 export interface SttProvider {
   readonly name: string
