@@ -1,6 +1,6 @@
 export { SAMPLE_RATE, FRAME_MS, FRAME_SAMPLES, isSpeechRate, samplesToMs, type SpeechRate } from './format.js'
 export { pcmFromBytes, pcmToBytes, pcmTransient, pcmView, toFloat32, rms } from './pcm.js'
 export { parseWav, encodeWav, downmix, WavError, type Wav, type WavErrorCode } from './wav.js'
-export { Resampler, resample } from './resample.js'
+export { Resampler, resample, type ResamplerBand } from './resample.js'
 export { HalfbandUpsampler, HalfbandDecimator, type HalfbandOptions } from './halfband.js'
 export { slabFloat32, slabInt16 } from './slab.js'

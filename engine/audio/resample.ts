@@ -13,13 +13,24 @@
  * time in WebAssembly SIMD (fir.wat) with float32 taps: 24→16 kHz, 10 s of audio, 15 ms in the
  * scalar loop, 2.5–3.2 ms in SIMD. Rate pairs without a tap table, or a Node without WebAssembly SIMD,
  * use the scalar loop (float64 taps); the two agree within one LSB.
+ *
+ * The telephone band (`band: 'telephone'`, output at 8 kHz only): a phone line carries 300–3400 Hz,
+ * so the low-pass may put its transition between 3.4 kHz and the 4.6 kHz that would fold back into
+ * that band, centred on the 4 kHz Nyquist, with 16 zero crossings a side (Kaiser β = 7): the design
+ * of the 8 ↔ 16 kHz half-band filter (halfband.ts), flat within 0.01 dB to 3.4 kHz, −6 dB at 4 kHz,
+ * aliases from 4.6 kHz up 70 dB down or more. 24 → 8 kHz then takes 96 taps an output sample
+ * instead of the general design's 160: the agent's voice on a phone call, every sample of it.
  */
 import { firEngine, type FirEngine } from './fir.js'
 import { kaiser } from './kaiser.js'
 
-const ZERO_CROSSINGS = 24
 const KAISER_BETA = 7
-const ROLLOFF = 0.91
+/** Zero crossings each side and the cut-off as a fraction of the lower Nyquist, per band. */
+const DESIGNS = {
+  full: { zeroCrossings: 24, rolloff: 0.91 },
+  telephone: { zeroCrossings: 16, rolloff: 1 },
+} as const
+export type ResamplerBand = keyof typeof DESIGNS
 /** Rate pairs with more phases than this (odd rates like 44 056 Hz) compute taps per sample. */
 const MAX_TABLE_PHASES = 4096
 
@@ -39,11 +50,13 @@ class Kernel {
     from: number,
     to: number,
     private readonly phases: number,
+    band: ResamplerBand,
   ) {
     // Cut-off as a fraction of the input Nyquist; widening the kernel by 1/cutoff when
-    // downsampling keeps ZERO_CROSSINGS zero crossings of the (narrower) output band.
-    this.cutoff = Math.min(1, to / from) * ROLLOFF
-    this.half = Math.ceil(ZERO_CROSSINGS / this.cutoff)
+    // downsampling keeps the design's zero crossings of the (narrower) output band.
+    const { zeroCrossings, rolloff } = DESIGNS[band]
+    this.cutoff = Math.min(1, to / from) * rolloff
+    this.half = Math.ceil(zeroCrossings / this.cutoff)
     if (phases <= MAX_TABLE_PHASES) {
       this.table = []
       for (let p = 0; p < phases; p++) this.table.push(this.compute(p / phases))
@@ -92,10 +105,10 @@ class Kernel {
 
 /** Kernels are immutable and costly for odd rate pairs (a table of phases × taps): one per pair. */
 const kernels = new Map<string, Kernel>()
-function kernelFor(from: number, to: number, phases: number): Kernel {
-  const key = `${from}/${to}`
+function kernelFor(from: number, to: number, phases: number, band: ResamplerBand): Kernel {
+  const key = `${from}/${to}/${band}`
   let k = kernels.get(key)
-  if (!k) kernels.set(key, (k = new Kernel(from, to, phases)))
+  if (!k) kernels.set(key, (k = new Kernel(from, to, phases, band)))
   return k
 }
 
@@ -105,6 +118,8 @@ const SIMD_SLACK = 4
 export interface ResamplerOptions {
   /** false: always the scalar loop (tests compare the two). */
   simd?: boolean
+  /** 'telephone': the narrower design for a phone line's 8 kHz (see the top of this file); default 'full'. */
+  band?: ResamplerBand
 }
 
 export class Resampler {
@@ -129,10 +144,13 @@ export class Resampler {
     for (const rate of [fromRate, toRate]) {
       if (!Number.isInteger(rate) || rate <= 0) throw new RangeError(`sample rate must be a positive integer, got ${rate}`)
     }
+    const band = options.band ?? 'full'
+    if (band === 'telephone' && (toRate !== 8000 || fromRate <= toRate))
+      throw new RangeError(`the telephone band is for downsampling to 8000 Hz, not ${fromRate} → ${toRate}`)
     const g = gcd(fromRate, toRate)
     this.up = toRate / g
     this.down = fromRate / g
-    if (fromRate !== toRate) this.kernel = kernelFor(fromRate, toRate, this.up)
+    if (fromRate !== toRate) this.kernel = kernelFor(fromRate, toRate, this.up, band)
     this.fir = options.simd === false ? null : firEngine()
     this.restart()
   }

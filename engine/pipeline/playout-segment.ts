@@ -12,7 +12,6 @@
  * streaming the segment's length is unknown; it is estimated from the text (`msPerChar`) so the
  * fraction is not overstated.
  */
-import { SAMPLE_RATE } from '../audio/format.js'
 import type { SampleQueue } from '../audio/sample-queue.js'
 
 export interface HeardSegment {
@@ -50,15 +49,13 @@ export function newSegment(text: string, audio: SampleQueue): Segment {
   return { text, state: 'open', endCalled: false, audio, waiting: [], admitted: 0, sent: 0, framesSent: 0, heardAtCut: null }
 }
 
-const SAMPLES_PER_MS = SAMPLE_RATE / 1000
-
-/** The words of `seg` heard so far, by the share of its audio sent. */
-export function heardOf(seg: Segment, msPerChar: number): string {
+/** The words of `seg` heard so far, by the share of its audio sent (`samplesPerMs`: the playout's rate). */
+export function heardOf(seg: Segment, msPerChar: number, samplesPerMs: number): string {
   if (seg.state === 'finished') return seg.text
   if (seg.heardAtCut !== null) return seg.heardAtCut
   const known = seg.admitted + seg.waiting.reduce((n, w) => n + w.pcm.length, 0)
   // Until end(), more audio may come: the text-based estimate keeps the fraction from overstating.
-  const total = seg.endCalled ? known : Math.max(known, seg.text.length * msPerChar * SAMPLES_PER_MS)
+  const total = seg.endCalled ? known : Math.max(known, seg.text.length * msPerChar * samplesPerMs)
   return heardPrefix(seg.text, total > 0 ? seg.sent / total : 0)
 }
 

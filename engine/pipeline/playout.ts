@@ -1,4 +1,4 @@
-import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, samplesToMs } from '../audio/format.js'
+import { FRAME_MS, isSpeechRate, SAMPLE_RATE, type SpeechRate } from '../audio/format.js'
 import { BlockPool, SampleQueue } from '../audio/sample-queue.js'
 import { slabInt16 } from '../audio/slab.js'
 import { realPlayoutClock, type PlayoutClock, type TimerId } from './playout-clock.js'
@@ -13,8 +13,9 @@ export { heardPrefix, type HeardSegment } from './playout-segment.js'
  * engine pieces": graph runtime → phrase chunker → TTS → playout → socket writer).
  *
  * Input: one *segment* per phrase (one TTS synthesis): `beginSegment(text)`, then `push(pcm)` for
- * each chunk as it arrives (any size), then `end()`. Output: exact 20 ms frames (FRAME_SAMPLES) to
- * the sink, the last frame of a segment zero-padded.
+ * each chunk as it arrives (any size), then `end()`, at the call's rate (`sampleRate`: 16 kHz, or a
+ * phone line's 8). Output: exact 20 ms frames at that rate to the sink, the last frame of a segment
+ * zero-padded.
  *
  * Pacing. Frame n after an anchor is sent once `anchor + (n + 1) × 20 ms ≤ now + leadMs`: times are
  * computed from the anchor, never from the previous timer, so late timers do not accumulate drift,
@@ -50,7 +51,7 @@ export interface PlayoutOptions {
   msPerChar: number
 }
 
-/** 20 s of queued audio is 640 KB at most per call, held in reused blocks. */
+/** 20 s of queued audio is 640 KB at most per call (320 KB at 8 kHz), held in reused blocks. */
 export const DEFAULT_PLAYOUT: PlayoutOptions = { leadMs: 60, maxBufferMs: 20_000, msPerChar: 60 }
 
 export type PlayoutEvent =
@@ -68,16 +69,19 @@ export interface SegmentHandle {
 }
 
 export interface PlayoutInit extends Partial<PlayoutOptions> {
+  /** The rate of the audio pushed and of the frames out (default 16 kHz). */
+  sampleRate?: SpeechRate
   sink: (frame: Int16Array) => void
   onEvent?: (event: PlayoutEvent) => void
   clock?: PlayoutClock
   signal?: AbortSignal
 }
 
-const SAMPLES_PER_MS = SAMPLE_RATE / 1000
-
 export class Playout {
   private readonly options: PlayoutOptions
+  private readonly samplesPerMs: number
+  /** Samples in one 20 ms frame at the playout's rate. */
+  private readonly frameSamples: number
   private readonly clock: PlayoutClock
   private readonly sink: (frame: Int16Array) => void
   private readonly onEvent: (event: PlayoutEvent) => void
@@ -101,8 +105,11 @@ export class Playout {
   private readonly onTurnAbort = () => this.interrupt()
 
   constructor(init: PlayoutInit) {
-    const { sink, onEvent, clock, signal, ...options } = init
+    const { sink, onEvent, clock, signal, sampleRate = SAMPLE_RATE, ...options } = init
     this.options = { ...DEFAULT_PLAYOUT, ...options }
+    if (!isSpeechRate(sampleRate)) throw new RangeError(`sampleRate must be 8000 or 16000, got ${sampleRate}`)
+    this.samplesPerMs = sampleRate / 1000
+    this.frameSamples = FRAME_MS * this.samplesPerMs
     if (!(this.options.leadMs >= FRAME_MS) || !Number.isFinite(this.options.leadMs))
       throw new RangeError(`leadMs must be ≥ ${FRAME_MS}, got ${this.options.leadMs}`)
     if (!(this.options.maxBufferMs >= FRAME_MS) || !Number.isFinite(this.options.maxBufferMs))
@@ -160,7 +167,7 @@ export class Playout {
     for (const seg of this.segments) {
       if (seg.state !== 'open') continue
       cut = true
-      seg.heardAtCut = heardOf(seg, this.options.msPerChar)
+      seg.heardAtCut = heardOf(seg, this.options.msPerChar, this.samplesPerMs)
       seg.state = 'interrupted'
       this.dropAudio(seg)
     }
@@ -184,7 +191,7 @@ export class Playout {
   heard(): HeardSegment[] {
     return this.segments
       .filter((s) => s.framesSent > 0 || s.state === 'finished')
-      .map((s) => ({ text: heardOf(s, this.options.msPerChar), complete: s.state === 'finished', interrupted: s.state === 'interrupted' }))
+      .map((s) => ({ text: heardOf(s, this.options.msPerChar, this.samplesPerMs), complete: s.state === 'finished', interrupted: s.state === 'interrupted' }))
   }
 
   heardText(): string {
@@ -200,7 +207,7 @@ export class Playout {
 
   /** Unsent audio admitted to the buffer, in ms. */
   get bufferedMs(): number {
-    return samplesToMs(this.queued)
+    return this.queued / this.samplesPerMs
   }
 
   get idle(): boolean {
@@ -228,8 +235,8 @@ export class Playout {
   }
 
   private fits(seg: Segment, samples: number): boolean {
-    const max = this.options.maxBufferMs * SAMPLES_PER_MS
-    return this.queued === 0 || this.queued + samples <= max || (seg === this.playing() && seg.audio.length < FRAME_SAMPLES)
+    const max = this.options.maxBufferMs * this.samplesPerMs
+    return this.queued === 0 || this.queued + samples <= max || (seg === this.playing() && seg.audio.length < this.frameSamples)
   }
 
   private admit(seg: Segment, pcm: Int16Array): void {
@@ -321,7 +328,7 @@ export class Playout {
   }
 
   private hasFrame(seg: Segment): boolean {
-    return seg.audio.length >= FRAME_SAMPLES || (seg.audio.length > 0 && this.isComplete(seg))
+    return seg.audio.length >= this.frameSamples || (seg.audio.length > 0 && this.isComplete(seg))
   }
 
   /** end() was called and every waiting chunk of the segment has been admitted. */
@@ -331,8 +338,8 @@ export class Playout {
 
   /** Copies one frame out of the segment's audio; a short tail is zero-padded. */
   private takeFrame(seg: Segment): { frame: Int16Array; real: number } {
-    const frame = slabInt16(FRAME_SAMPLES)
-    return { frame, real: seg.audio.read(frame, 0, FRAME_SAMPLES) }
+    const frame = slabInt16(this.frameSamples)
+    return { frame, real: seg.audio.read(frame, 0, this.frameSamples) }
   }
 
   private finishSegment(seg: Segment, now: number): void {

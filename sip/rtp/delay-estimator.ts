@@ -6,7 +6,8 @@
  * exponential forgetting (as WebRTC's NetEq keeps its inter-arrival histogram), gives the target:
  * the bucket holding the `quantile` of recent packets, rounded up to whole frames.
  *
- * The histogram costs O(buckets) per packet (6 at 20-120 ms) and sorts nothing. Growth is quick: a
+ * The histogram costs O(buckets) per packet (6 at 20-120 ms) and sorts nothing; the target is
+ * worked out there, once a packet, since the buffer reads it several times a frame. Growth is quick: a
  * packet that came too late is counted `lateWeight` times, which alone lifts its bucket past the
  * quantile. Shrinking is slow: a bucket's share decays by `forget` per packet, so a 50 % share
  * takes about ln(50)/(1 - forget) packets (15 s at 0.995) to fall under 1 %.
@@ -33,10 +34,13 @@ export class DelayEstimator {
   private minTransit = Number.POSITIVE_INFINITY
   private readonly histogram: Float64Array
   private total = 0
+  /** targetMs(), as of the last packet. */
+  private target: number
 
   constructor(private readonly options: DelayEstimatorOptions) {
     this.transits = new Float64Array(options.windowPackets)
     this.histogram = new Float64Array(Math.max(1, Math.ceil(options.maxDelayMs / options.frameMs)))
+    this.target = options.minDelayMs
   }
 
   /** The smallest recent transit in ms: a packet with this transit needs no buffering at all. */
@@ -57,11 +61,16 @@ export class DelayEstimator {
     for (let i = 0; i < this.histogram.length; i++) this.histogram[i]! *= this.options.forget
     this.histogram[bucket]! += weight
     this.total = this.total * this.options.forget + weight
+    this.target = this.quantileMs()
     return delayMs
   }
 
   /** The delay to play at: the quantile's bucket, whole frames, within [minDelayMs, maxDelayMs]. */
   targetMs(): number {
+    return this.target
+  }
+
+  private quantileMs(): number {
     const { frameMs, minDelayMs, maxDelayMs, quantile } = this.options
     if (this.total === 0) return minDelayMs
     let cumulative = 0

@@ -1,10 +1,10 @@
 /**
  * The engine's CallTransport over one call's RTP session: what the call hears and says on a phone
- * line. Caller audio: a 20 ms tick on the injected clock pulls one frame from the jitter buffer
- * and hands it to the call at the line's 8 kHz (`inputRate`): the call's VAD and STT run at 8 kHz,
- * with no resampler in between (engine/vad/types.ts says why). Agent audio: each 16 kHz frame is
- * resampled to 8 kHz by the telephone half-band filter (engine/audio/halfband.ts), encoded and
- * sent at once; the engine's playout
+ * line. The call runs at the line's 8 kHz both ways (`lineRate`), with no resampler on the line.
+ * Caller audio: a 20 ms tick on the injected clock pulls one frame from the jitter buffer and hands
+ * it to the call: its VAD and STT run at 8 kHz (engine/vad/types.ts says why). Agent audio: the
+ * call synthesizes and plays out at 8 kHz (the TTS audio filtered to the telephone band once,
+ * engine/audio/resample.ts), and each frame is encoded and sent at once; the engine's playout
  * paces the frames already, so writeAudio resolves at once (a UDP send does not block). Key
  * presses both ways as RFC 4733 events; hang-up and transfer go to the SIP side (PhoneSignals).
  *
@@ -47,8 +47,8 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
   readonly name = 'sip'
   /** A transfer is a REFER the SIP side sends; its outcome comes back through transferResult. */
   readonly transferWaits = true
-  /** The caller's audio is the line's own 8 kHz. */
-  readonly inputRate = 8000
+  /** The call hears and speaks at the line's own 8 kHz. */
+  readonly lineRate = 8000
   private readonly options: PhoneTransportOptions
   private input: TransportInput | undefined
   /** Leaves the tick group; set while ticking. */
@@ -173,7 +173,7 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
     if (this.input) {
       const pcm = slabInt16(frame.pcm.length)
       pcm.set(frame.pcm)
-      this.input.audio(pcm, this.inputRate)
+      this.input.audio(pcm, this.lineRate)
     }
     this.framesDelivered++
     for (const output of this.deps.session.tick(atMs)) if (output.kind === 'dtmf') this.dtmfReceived(output.digit)

@@ -1,7 +1,7 @@
 /**
- * The send half of a call's RTP session, a pure core: the agent's 16 kHz frames in, G.711 packets
+ * The send half of a call's RTP session, a pure core: the agent's 8 kHz frames in, G.711 packets
  * out through `emit`, each written into one reused buffer (writeRtpHeader, then the codec straight
- * into the payload): no allocation per packet (the filter allocates its output, once a frame).
+ * into the payload): no allocation per packet.
  *
  * RFC 3550 §5.1: SSRC, first sequence number and first timestamp random (from the injected
  * source); the sequence number goes up by one a packet (telephone events included), the timestamp
@@ -15,13 +15,9 @@
  * a packet at a time (ptime 10 sends two packets per frame at once). Other values send 20 ms.
  * A talkspurt's last partial packet (ptime 30 and over) is dropped at the next talkspurt.
  *
- * 16 → 8 kHz by the telephone half-band filter (engine/audio/halfband.ts: flat to 3.4 kHz, 33
- * non-zero taps against the general resampler's 106). Its look-ahead holds 16 output samples back: a talkspurt's
- * first frame is padded with that many zeros in front, so every 20 ms frame in gives its packet
- * out at once, the voice 2 ms late; the held tail of a talkspurt (the zero padding of its last
- * frame) is dropped with the filter's state at the next talkspurt.
+ * The frames come at the line's rate: the call synthesizes and plays out at 8 kHz on a phone line
+ * (engine/pipeline/call/transport.ts, `lineRate`), so nothing is resampled here.
  */
-import { HalfbandDecimator } from '../../engine/audio/index.js'
 import { encodeAlaw, encodeMulaw, RTP_HEADER_BYTES, SenderStats, type DtmfPacket, writeRtpHeader } from '../../sip/index.js'
 import { FRAME_SAMPLES_8K } from './rtp-receiver.js'
 
@@ -52,7 +48,7 @@ export interface SendCounters {
 
 const SAMPLES_PER_MS = 8
 const MAX_PTIME_MS = 60
-const FIFO_SAMPLES = MAX_PTIME_MS * SAMPLES_PER_MS + 2 * FRAME_SAMPLES_8K
+const FIFO_SAMPLES = MAX_PTIME_MS * SAMPLES_PER_MS + FRAME_SAMPLES_8K
 
 export class RtpSender {
   readonly ssrc: number
@@ -62,7 +58,6 @@ export class RtpSender {
   private readonly header = { marker: false, payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0 }
   private readonly fifo = new Int16Array(FIFO_SAMPLES)
   private fifoLength = 0
-  private readonly resampler = new HalfbandDecimator()
   private config: SendConfig | undefined
   private packetSamples = FRAME_SAMPLES_8K
   /** Views of `buffer` for the current packet size, made once per configuration. */
@@ -74,7 +69,6 @@ export class RtpSender {
   private nextTs: number
   private anchor: { ts: number; ms: number } | undefined
   private inTalkspurt = false
-  private firstFrame = false
   private dtmfActive = false
   /** The next audio packet starts a talkspurt (RFC 3551 §4.1 marker). */
   private markNext = false
@@ -109,26 +103,19 @@ export class RtpSender {
     if (changed) this.inTalkspurt = false
   }
 
-  /** One 20 ms frame of the agent (16 kHz, 320 samples) at `nowMs`: packets out now, if any are due. */
-  writeFrame(frame16k: Int16Array, nowMs: number): void {
+  /** One 20 ms frame of the agent (8 kHz, 160 samples) at `nowMs`: packets out now, if any are due. */
+  writeFrame(frame8k: Int16Array, nowMs: number): void {
     if (!this.config?.sending || this.dtmfActive) {
       this.counters.framesSuppressed++
       this.inTalkspurt = false
       return
     }
     if (!this.inTalkspurt || nowMs > this.mediaMs(this.nextTs) + this.gapMs) this.startTalkspurt(nowMs)
-    const pcm = this.resampler.push(frame16k)
-    if (this.firstFrame) {
-      this.firstFrame = false
-      const pad = Math.max(0, FRAME_SAMPLES_8K - pcm.length)
-      this.fifo.fill(0, 0, pad)
-      this.fifoLength = pad
-    }
-    this.enqueue(pcm)
+    this.enqueue(frame8k)
     while (this.fifoLength >= this.packetSamples) this.sendAudio(nowMs)
   }
 
-  /** Barge-in: what is held (FIFO, resampler look-ahead) is dropped, and the next frame starts a talkspurt. */
+  /** Barge-in: what the FIFO holds is dropped, and the next frame starts a talkspurt. */
   clear(): void {
     this.inTalkspurt = false
   }
@@ -165,10 +152,8 @@ export class RtpSender {
     this.moveToNow(nowMs)
     this.counters.talkspurts++
     this.inTalkspurt = true
-    this.firstFrame = true
     this.markNext = true
     this.fifoLength = 0
-    this.resampler.flush()
   }
 
   /** After a pause, the timestamp catches up with the media clock (never goes back). */
@@ -183,8 +168,9 @@ export class RtpSender {
   }
 
   private enqueue(pcm: Int16Array): void {
-    // The FIFO holds less than a packet between frames, so a frame always fits; if a resampler
-    // ever gave more, the oldest samples would go rather than the buffer grow.
+    // The FIFO holds less than a packet between frames, so a 20 ms frame always fits; a longer
+    // one would push the oldest samples out rather than grow the buffer.
+    if (pcm.length > this.fifo.length) pcm = pcm.subarray(pcm.length - this.fifo.length)
     const overflow = this.fifoLength + pcm.length - this.fifo.length
     if (overflow > 0) {
       this.fifo.copyWithin(0, overflow, this.fifoLength)

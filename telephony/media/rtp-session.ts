@@ -109,8 +109,8 @@ export class RtpSession {
     return this.receiver.tick(nowMs)
   }
 
-  writeFrame(frame16k: Int16Array, nowMs: number): void {
-    this.sender.writeFrame(frame16k, nowMs)
+  writeFrame(frame8k: Int16Array, nowMs: number): void {
+    this.sender.writeFrame(frame8k, nowMs)
   }
 
   clear(): void {

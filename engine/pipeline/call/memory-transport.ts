@@ -10,19 +10,19 @@ import type { CallerEvent } from './commands.js'
 import type { CallTransport, TransportInput } from './transport.js'
 
 export interface MemoryTransportOptions {
-  /** Caller audio rate handed to the call (the call resamples to 16 kHz, or to inputRate). */
+  /** Caller audio rate handed to the call (the call resamples to 16 kHz, or to lineRate). */
   sampleRate?: number
-  /** Announce the audio as a phone line's 8 kHz: the call's audio path then runs at 8 kHz (transport.ts). */
-  inputRate?: 8000
+  /** Act as a phone line at 8 kHz: the call hears and speaks at 8 kHz (transport.ts). */
+  lineRate?: 8000
   /** Agent frames kept (the oldest go first); the count of all frames is kept regardless. */
   maxFramesKept?: number
 }
 
 export class MemoryTransport implements CallTransport {
   readonly name = 'memory'
-  readonly inputRate?: 8000
+  readonly lineRate?: 8000
   readonly events: CallerEvent[] = []
-  /** Agent audio frames, newest last (bounded by maxFramesKept). */
+  /** Agent audio frames at lineRate (else 16 kHz), newest last (bounded by maxFramesKept). */
   readonly frames: Int16Array[] = []
   framesWritten = 0
   clears = 0
@@ -34,7 +34,7 @@ export class MemoryTransport implements CallTransport {
 
   constructor(o: MemoryTransportOptions = {}) {
     this.sampleRate = o.sampleRate ?? SAMPLE_RATE
-    if (o.inputRate !== undefined) this.inputRate = o.inputRate
+    if (o.lineRate !== undefined) this.lineRate = o.lineRate
     this.maxFramesKept = o.maxFramesKept ?? 10_000
   }
 

@@ -23,6 +23,7 @@ import { Playout, type PlayoutEvent, type PlayoutOptions } from '../playout.js'
 import type { PlayoutClock } from '../playout-clock.js'
 import type { TtsCache } from '../providers/tts/cache.js'
 import type { TtsProvider } from '../providers/tts/types.js'
+import type { SpeechRate } from '../../audio/format.js'
 import { FixedLine, Generation, type ReplySource } from './generation.js'
 
 export interface ReplyGeneratorDeps {
@@ -34,7 +35,9 @@ export interface ReplyGeneratorDeps {
   language: string
   clock: PlayoutClock
   playout?: Partial<PlayoutOptions>
-  /** Agent audio out: one 20 ms frame of 16 kHz PCM16; resolves once written. */
+  /** The rate the agent speaks at: 16 kHz (default), or a phone line's 8 kHz, synthesized at it. */
+  sampleRate?: SpeechRate
+  /** Agent audio out: one 20 ms frame of PCM16 at `sampleRate`; resolves once written. */
   writeAudio(frame: Int16Array): Promise<unknown>
   /** Agent frames waiting for the transport before playout pauses (default 50 ≈ 1 s). */
   maxPendingWrites?: number
@@ -73,6 +76,7 @@ export class ReplyGenerator {
     this.speechText = speechTextFor(deps.language)
     this.playout = new Playout({
       ...deps.playout,
+      ...(deps.sampleRate !== undefined && { sampleRate: deps.sampleRate }),
       clock: deps.clock,
       signal: deps.signal,
       sink: (frame) => this.sendFrame(frame),
@@ -250,7 +254,12 @@ export class ReplyGenerator {
   private async synthesize(r: Running, text: string, cached: boolean, signal: AbortSignal): Promise<void> {
     const seg = this.playout.beginSegment(text)
     const requested = this.deps.clock.now()
-    const opts = { signal, language: this.deps.language, ...(this.deps.voice !== undefined ? { voice: this.deps.voice } : {}) }
+    const opts = {
+      signal,
+      language: this.deps.language,
+      ...(this.deps.voice !== undefined && { voice: this.deps.voice }),
+      ...(this.deps.sampleRate !== undefined && { sampleRate: this.deps.sampleRate }),
+    }
     const fromCache = cached && this.deps.ttsCache !== undefined
     const spoken = this.speechText(text)
     if (!fromCache || !this.deps.ttsCache!.has(this.deps.tts.name, spoken, opts)) this.synthesizedCharacters += spoken.length

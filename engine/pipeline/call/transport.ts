@@ -20,15 +20,16 @@ export interface CallTransport {
   /** It carries a transfer out itself and reports the outcome as a transfer_result frame (a phone line's REFER). */
   readonly transferWaits?: boolean
   /**
-   * The rate of the caller's audio when it is 8 kHz (a phone line): the call's audio path (VAD,
-   * STT) then runs at 8 kHz. Unset: 16 kHz, the engine's rate (other rates are resampled to it).
+   * The line's rate both ways when it is 8 kHz (a phone line): the caller's audio path (VAD, STT)
+   * runs at 8 kHz, and the agent's voice is synthesized, played out and written at 8 kHz. Unset:
+   * 16 kHz, the engine's rate (caller audio at other rates is resampled to it).
    */
-  readonly inputRate?: 8000
+  readonly lineRate?: 8000
   /** The caller is gone (or never came): nothing more can be sent. */
   readonly closed: boolean
   /** The call starts listening: from now on the transport delivers to `input`. */
   attach(input: TransportInput): void
-  /** One 20 ms frame of the agent's voice, 16 kHz mono PCM16; resolves once written (backpressure). */
+  /** One 20 ms frame of the agent's voice, mono PCM16 at `lineRate` (else 16 kHz); resolves once written (backpressure). */
   writeAudio(frame: Int16Array): Promise<unknown>
   /** Barge-in: drop the agent audio not yet played, here and on the caller's side. */
   clearAudio(): void

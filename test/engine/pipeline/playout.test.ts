@@ -354,6 +354,7 @@ t.test('options are validated up front', async (t) => {
   t.throws(() => new Playout({ sink, leadMs: 10 }), RangeError)
   t.throws(() => new Playout({ sink, maxBufferMs: Number.NaN }), RangeError)
   t.throws(() => new Playout({ sink, msPerChar: 0 }), RangeError)
+  t.throws(() => new Playout({ sink, sampleRate: 44_100 as 16000 }), RangeError, 'a rate with no frame size of its own')
 })
 
 t.test('a timer later than the lead is a stall: sending restarts from now instead of bursting', async (t) => {
@@ -369,4 +370,38 @@ t.test('a timer later than the lead is a stall: sending restarts from now instea
     'only the lead is sent on catch-up',
   )
   t.match(playout.metrics(), { stalls: 1, stallMs: 60, underruns: 0 })
+})
+
+t.test("at a phone line's 8 kHz: 160-sample frames on the same 20 ms pacing, the bound and the heard text in time", async (t) => {
+  const at8k = (ms: number, from = 1) => Int16Array.from({ length: ms * 8 }, (_, i) => (from + i) % 30_000)
+  const { clock, playout, sent } = setup({ sampleRate: 8000, leadMs: 20, maxBufferMs: 100, msPerChar: 60 })
+  const text = 'alpha beta gamma delta' // 22 chars ≈ 1320 ms by the estimate
+  const seg = playout.beginSegment(text)
+  t.equal(await seg.push(at8k(100)), true)
+  let admitted = false
+  const second = seg.push(at8k(40, 801)).then((ok) => (admitted = ok))
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(sent.length, 1, 'the lead: one frame')
+  t.equal(sent[0]!.frame.length, 160, 'a 20 ms frame of 160 samples')
+  t.equal(playout.bufferedMs, 80, 'buffered audio is counted in ms at 8 kHz')
+  t.equal(admitted, false, '80 + 40 ms would pass the 100 ms bound: the push waits')
+  await run(clock, 20)
+  await second
+  t.equal(admitted, true, 'one 20 ms frame out makes room for it')
+  await run(clock, 400)
+  t.same(
+    sent.map((s) => s.at),
+    [0, 20, 40, 60, 80, 100, 120],
+    '140 ms in 7 frames, paced every 20 ms',
+  )
+  t.ok(
+    sent.every((s) => s.frame.length === 160),
+    'every frame 160 samples',
+  )
+  t.same(Array.from(sent[5]!.frame.subarray(0, 3)), [801, 802, 803], 'in order, no sample lost')
+  // 140 ms sent of an estimated 1320: under 11 % of 22 characters, no whole word yet.
+  t.same(playout.heard(), [{ text: '', complete: false, interrupted: false }])
+  void seg.push(at8k(520, 2000))
+  await run(clock, 600)
+  t.same(playout.heard(), [{ text: 'alpha beta', complete: false, interrupted: false }], '660 ms of 1320: "alpha beta", as at 16 kHz')
 })

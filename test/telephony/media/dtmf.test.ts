@@ -4,7 +4,7 @@ import t from 'tap'
 import { FakePlayoutClock } from '../../../engine/pipeline/playout-clock.js'
 import { parseRtp, type RtpPacket, TelephoneEvent } from '../../../sip/index.js'
 import { DtmfError, DtmfOut, PhoneCallTransport } from '../../../telephony/media/index.js'
-import { capturingSession, negotiated, RecordingInput, recordingSignals, type Sent, toneFrames16k } from './media-helpers.js'
+import { capturingSession, negotiated, RecordingInput, recordingSignals, type Sent, toneFrames } from './media-helpers.js'
 
 /** End A sends digits; end B (its transport attached) hears them. Packets cross by hand, `drop` says which get lost. */
 function pair(drop: (packet: RtpPacket, index: number) => boolean = () => false) {
@@ -78,7 +78,7 @@ t.test('each RFC 4733 event MUST reach the other end as exactly one dtmf frame, 
 
 t.test('audio MUST pause while an event is sent and resume after it with a marker', async (t) => {
   const { clock, a, aTransport, run, log } = pair()
-  const frames = toneFrames16k(20)
+  const frames = toneFrames(20)
   void aTransport.sendDtmf('5')
   for (let i = 0; i < 10; i++) {
     void aTransport.writeAudio(frames[i]!)

@@ -14,7 +14,7 @@ import {
   RecordingInput,
   recordingSignals,
   seededRandom,
-  toneFrames16k,
+  toneFrames,
   voiced,
   waitFor,
   zeroCrossingHz,
@@ -73,7 +73,7 @@ t.test('5 % loss and 0-40 ms of jitter: one frame per tick, every arrived packet
   const input = new RecordingInput()
   b.transport.attach(input)
 
-  const frames = toneFrames16k(FRAMES, 440, 8000)
+  const frames = toneFrames(FRAMES, 440, 8000)
   const start = performance.now()
   for (let i = 0; i < FRAMES; i++) {
     const wait = start + 20 * i - performance.now()

@@ -1,12 +1,12 @@
 // Two call media ends over real UDP on loopback (and one end against a hand-written RTP peer):
-// the agent's 16 kHz tone reaches the other end as 8 kHz PCM of the same pitch and level, in PCMU
+// the agent's 8 kHz tone reaches the other end as 8 kHz PCM of the same pitch and level, in PCMU
 // and PCMA; DTMF crosses; close sends RTCP BYE and gives the ports back.
 import dgram from 'node:dgram'
 import t from 'tap'
 import { createLogger } from '../../../core/index.js'
 import { parseRtp, type RtpPacket, RtpPacket as Packet } from '../../../sip/index.js'
 import { openCallMedia, type PhoneCallMedia, RtpPortPool } from '../../../telephony/media/index.js'
-import { concat, freePortRange, negotiated, RecordingInput, recordingSignals, rmsOf, toneFrames16k, voiced, waitFor, zeroCrossingHz } from './media-helpers.js'
+import { concat, freePortRange, negotiated, RecordingInput, recordingSignals, rmsOf, toneFrames, voiced, waitFor, zeroCrossingHz } from './media-helpers.js'
 
 const logger = createLogger('silent')
 const HOST = '127.0.0.1'
@@ -38,7 +38,7 @@ for (const [codec, payloadType] of [
   ['PCMU', 0],
   ['PCMA', 8],
 ] as const) {
-  t.test(`${codec}: a 440 Hz tone written as 16 kHz frames MUST arrive as 8 kHz PCM of the same frequency and level`, async (t) => {
+  t.test(`${codec}: a 440 Hz tone written as 8 kHz frames MUST arrive as 8 kHz PCM of the same frequency and level`, async (t) => {
     const p = await pool(2)
     const a = await open(p)
     const b = await open(p)
@@ -48,7 +48,7 @@ for (const [codec, payloadType] of [
     })
     a.apply(negotiated({ remotePort: b.localPort, codec, payloadType }))
     b.apply(negotiated({ remotePort: a.localPort, codec, payloadType }))
-    await paced(toneFrames16k(50, 440, 8000), (frame) => void a.transport.writeAudio(frame))
+    await paced(toneFrames(50, 440, 8000), (frame) => void a.transport.writeAudio(frame))
     t.ok(await waitFor(() => b.stats().jitter.played >= 50), `played ${b.stats().jitter.played}`)
     const heard = voiced(concat(b.input.audioFrames))
     const hz = zeroCrossingHz(heard, 8000)
@@ -83,7 +83,7 @@ t.test('against a hand-written peer: sequence, timestamp, SSRC and marker on the
   })
   const peerPort = peer.address().port
   a.apply(negotiated({ remotePort: peerPort, rtcpPort: peerPort }))
-  await paced(toneFrames16k(10), (frame) => void a.transport.writeAudio(frame))
+  await paced(toneFrames(10), (frame) => void a.transport.writeAudio(frame))
   t.ok(await waitFor(() => got.length >= 10))
   got.forEach((packet, i) => {
     t.equal(packet.ssrc, got[0]!.ssrc)

@@ -38,10 +38,10 @@ export function negotiated(overrides: Partial<NegotiatedMedia> = {}): Negotiated
   }
 }
 
-/** 20 ms frames (320 samples at 16 kHz) of a continuous sine. */
-export function toneFrames16k(count: number, hz = 440, amplitude = 8000): Int16Array[] {
+/** 20 ms frames (160 samples at the line's 8 kHz: what the call writes) of a continuous sine. */
+export function toneFrames(count: number, hz = 440, amplitude = 8000): Int16Array[] {
   return Array.from({ length: count }, (_, f) =>
-    Int16Array.from({ length: 320 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * (f * 320 + i)) / 16_000))),
+    Int16Array.from({ length: 160 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * (f * 160 + i)) / 8000))),
   )
 }
 

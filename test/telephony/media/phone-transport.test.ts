@@ -4,7 +4,7 @@ import t from 'tap'
 import { FakePlayoutClock } from '../../../engine/pipeline/playout-clock.js'
 import { parseRtp } from '../../../sip/index.js'
 import { DtmfOut, PhoneCallTransport } from '../../../telephony/media/index.js'
-import { capturingSession, concat, negotiated, RecordingInput, recordingSignals, rmsOf, toneFrames16k, voiced, zeroCrossingHz } from './media-helpers.js'
+import { capturingSession, concat, negotiated, RecordingInput, recordingSignals, rmsOf, toneFrames, voiced, zeroCrossingHz } from './media-helpers.js'
 
 function setup(lateness: () => number = () => 0) {
   const clock = new FakePlayoutClock(1000, lateness)
@@ -27,7 +27,7 @@ t.test("attached, the transport MUST hand the call exactly one 20 ms frame per t
   clock.advance(1000)
   t.equal(input.audioFrames.length, 51)
   t.same([...input.rates], [8000])
-  t.equal(transport.inputRate, 8000, 'the call is told its audio is 8 kHz')
+  t.equal(transport.lineRate, 8000, 'the call is told its line is 8 kHz')
   t.ok(input.audioFrames.every((f) => f.length === 160))
   t.equal(transport.ticks, 51)
   t.equal(clock.pendingTimers, 1, 'one timer at a time')
@@ -56,7 +56,7 @@ t.test('caller audio sent by the other end MUST arrive as the same tone, at 8 kH
   const peer = capturingSession()
   peer.session.apply(negotiated({ remotePort: 40_002 }))
   transport.attach(input)
-  const frames = toneFrames16k(50, 440, 8000)
+  const frames = toneFrames(50, 440, 8000)
   for (const frame of frames) {
     peer.session.writeFrame(frame, clock.now())
     for (const s of peer.sent.splice(0)) session.receive(s.bytes, 'rtp', '127.0.0.1', 40_000, clock.now() + 5)
@@ -83,7 +83,7 @@ t.test('caller audio sent by the other end MUST arrive as the same tone, at 8 kH
 
 t.test('writeAudio MUST send one packet now and resolve at once; after end() nothing more is sent', async (t) => {
   const { transport, sent, signals, ended } = setup()
-  const [frame] = toneFrames16k(1)
+  const [frame] = toneFrames(1)
   await transport.writeAudio(frame!)
   t.equal(sent.length, 1)
   t.ok(parseRtp(sent[0]!.bytes).ok)
@@ -133,7 +133,7 @@ t.test('emit: a transfer MUST go to signals.transfer; transcripts and status are
 
 t.test('clearAudio MUST make the next agent packet start a talkspurt', async (t) => {
   const { clock, transport, sent } = setup()
-  const frames = toneFrames16k(3)
+  const frames = toneFrames(3)
   await transport.writeAudio(frames[0]!)
   clock.advance(20)
   transport.clearAudio()

@@ -3,7 +3,7 @@
 // dropped and counted; a flood costs the jitter buffer's fixed ring and no more.
 import t from 'tap'
 import { decodeMulaw, encodeAlaw, RtpPacket } from '../../../sip/index.js'
-import { capturingSession, negotiated, toneFrames16k } from './media-helpers.js'
+import { capturingSession, negotiated, toneFrames } from './media-helpers.js'
 
 const PEER = '127.0.0.1'
 const PEER_PORT = 40_000
@@ -48,7 +48,7 @@ t.test('with latch on, valid RTP from the negotiated address on another port MUS
   const stats = session.stats()
   t.match(stats.dropped, { wrong_port: 1, wrong_address: 1, malformed: 1 })
   t.equal(stats.packetsIn, 3, 'the latched port and the negotiated one')
-  session.writeFrame(toneFrames16k(1)[0]!, 60)
+  session.writeFrame(toneFrames(1)[0]!, 60)
   t.same([sent.at(-1)!.address, sent.at(-1)!.port], [PEER, 50_000], 'we now send to the latched port')
   session.apply(negotiated({ remoteAddress: PEER, remotePort: PEER_PORT + 10 }))
   t.equal(session.stats().latched, false, 'a new remote port resets the latch')
@@ -154,7 +154,7 @@ t.test('RTCP: an SR from the peer MUST be echoed in our RR (LSR), and the peer r
   a.session.apply(negotiated({ remotePort: 41_000 }))
   b.session.apply(negotiated({ remotePort: 40_000 }))
   // A talks to B, B only listens.
-  toneFrames16k(10).forEach((frame, i) => a.session.writeFrame(frame, i * 20))
+  toneFrames(10).forEach((frame, i) => a.session.writeFrame(frame, i * 20))
   for (const s of a.sent) b.session.receive(s.bytes, 'rtp', '127.0.0.1', 40_000, 5)
   a.session.report((nowMs = 200))
   const sr = a.sent.at(-1)!

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { parseRtp, type RtpPacket } from '../../../sip/index.js'
 import { RtpSession } from '../../../telephony/media/index.js'
-import { capturingSession, negotiated, type Sent, seededRandom, toneFrames16k } from './media-helpers.js'
+import { capturingSession, negotiated, type Sent, seededRandom, toneFrames } from './media-helpers.js'
 
 const rtp = (sent: Sent[]): RtpPacket[] => sent.filter((s) => s.channel === 'rtp').map((s) => (parseRtp(s.bytes) as { ok: true; packet: RtpPacket }).packet)
 
@@ -12,7 +12,7 @@ t.test('SSRC, first sequence number and first timestamp MUST come from the injec
   const first = (seed: number) => {
     const { session, sent } = capturingSession({ random: seededRandom(seed) })
     session.apply(negotiated())
-    session.writeFrame(toneFrames16k(1)[0]!, 0)
+    session.writeFrame(toneFrames(1)[0]!, 0)
     return rtp(sent)[0]!
   }
   const a = first(1)
@@ -27,7 +27,7 @@ t.test('SSRC, first sequence number and first timestamp MUST come from the injec
 t.test('one packet per 20 ms frame: 160 octets, sequence +1, timestamp +160, marker on the first only', async (t) => {
   const { session, sent } = capturingSession()
   session.apply(negotiated({ remotePort: 40_000 }))
-  toneFrames16k(10).forEach((frame, i) => session.writeFrame(frame, i * 20))
+  toneFrames(10).forEach((frame, i) => session.writeFrame(frame, i * 20))
   const packets = rtp(sent)
   t.equal(packets.length, 10)
   t.same(
@@ -47,7 +47,7 @@ t.test('one packet per 20 ms frame: 160 octets, sequence +1, timestamp +160, mar
 t.test('after a pause the timestamp MUST jump by the pause (media clock, not packet count) and the marker MUST be set', async (t) => {
   const { session, sent } = capturingSession()
   session.apply(negotiated())
-  const frames = toneFrames16k(6)
+  const frames = toneFrames(6)
   for (let i = 0; i < 3; i++) session.writeFrame(frames[i]!, i * 20) // 0, 20, 40: audio to 60 ms
   for (let i = 3; i < 6; i++) session.writeFrame(frames[i]!, 1000 + (i - 3) * 20) // resumes at 1 s
   const packets = rtp(sent)
@@ -69,7 +69,7 @@ t.test('after a pause the timestamp MUST jump by the pause (media clock, not pac
 t.test('frames sent ahead of real time (the playout lead) stay in one talkspurt', async (t) => {
   const { session, sent } = capturingSession()
   session.apply(negotiated())
-  const frames = toneFrames16k(8)
+  const frames = toneFrames(8)
   // 60 ms lead: three frames at once, then one each 20 ms.
   for (let i = 0; i < 8; i++) session.writeFrame(frames[i]!, Math.max(0, (i - 2) * 20))
   t.same(
@@ -81,7 +81,7 @@ t.test('frames sent ahead of real time (the playout lead) stay in one talkspurt'
 t.test('clearAudio MUST start a new talkspurt: the next packet carries the marker', async (t) => {
   const { session, sent } = capturingSession()
   session.apply(negotiated())
-  const frames = toneFrames16k(4)
+  const frames = toneFrames(4)
   session.writeFrame(frames[0]!, 0)
   session.writeFrame(frames[1]!, 20)
   session.clear()
@@ -98,7 +98,7 @@ t.test('clearAudio MUST start a new talkspurt: the next packet carries the marke
 t.test('on hold (peer sendonly/inactive) or when we are recvonly, nothing MUST be sent; resuming starts with a marker', async (t) => {
   const { session, sent } = capturingSession()
   session.apply(negotiated())
-  const frames = toneFrames16k(12)
+  const frames = toneFrames(12)
   session.writeFrame(frames[0]!, 0)
   session.writeFrame(frames[1]!, 20)
   session.apply(negotiated({ onHold: true, direction: 'recvonly' }))
@@ -122,7 +122,7 @@ t.test('on hold (peer sendonly/inactive) or when we are recvonly, nothing MUST b
 
 t.test('before the first negotiation nothing MUST be sent', async (t) => {
   const { session, sent } = capturingSession()
-  session.writeFrame(toneFrames16k(1)[0]!, 0)
+  session.writeFrame(toneFrames(1)[0]!, 0)
   session.report(0)
   t.equal(sent.length, 0)
 })
@@ -131,7 +131,7 @@ t.test('packet times 10, 30 and 40 ms MUST give packets of 80, 240 and 320 sampl
   for (const ptimeMs of [10, 30, 40]) {
     const { session, sent } = capturingSession()
     session.apply(negotiated({ ptimeMs }))
-    toneFrames16k(12).forEach((frame, i) => session.writeFrame(frame, i * 20))
+    toneFrames(12).forEach((frame, i) => session.writeFrame(frame, i * 20))
     const packets = rtp(sent)
     const samples = ptimeMs * 8
     t.equal(packets.length, Math.floor((12 * 160) / samples), `ptime ${ptimeMs}: packet count`)
@@ -142,14 +142,14 @@ t.test('packet times 10, 30 and 40 ms MUST give packets of 80, 240 and 320 sampl
   }
   const { session, sent } = capturingSession()
   session.apply(negotiated({ ptimeMs: 25 }))
-  session.writeFrame(toneFrames16k(1)[0]!, 0)
+  session.writeFrame(toneFrames(1)[0]!, 0)
   t.equal(rtp(sent)[0]!.payload.length, 160, 'an unsupported ptime sends 20 ms')
 })
 
 t.test('PCMA MUST be sent with the negotiated payload type and A-law codes', async (t) => {
   const { session, sent } = capturingSession()
   session.apply(negotiated({ codec: 'PCMA', payloadType: 8 }))
-  session.writeFrame(new Int16Array(320), 0)
+  session.writeFrame(new Int16Array(160), 0)
   const [packet] = rtp(sent)
   t.equal(packet!.payloadType, 8)
   t.equal(packet!.payload[100], 0xd5, 'A-law silence')
@@ -159,7 +159,7 @@ t.test('the send path MUST NOT allocate a buffer per packet: every packet is a v
   const views: Uint8Array[] = []
   const session = new RtpSession((_channel, bytes) => views.push(bytes), { random: seededRandom(3) })
   session.apply(negotiated())
-  toneFrames16k(5).forEach((frame, i) => session.writeFrame(frame, i * 20))
+  toneFrames(5).forEach((frame, i) => session.writeFrame(frame, i * 20))
   t.equal(views.length, 5)
   t.ok(
     views.every((v) => v.buffer === views[0]!.buffer && v === views[0]),

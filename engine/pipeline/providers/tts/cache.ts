@@ -1,11 +1,12 @@
 /**
  * Audio for static lines (greetings, `say` nodes) synthesized once per (provider, voice, language,
- * text) and replayed from memory. Bounded by total bytes, least recently used out first. Only a
+ * rate, text) and replayed from memory. Bounded by total bytes, least recently used out first. Only a
  * complete synthesis is stored: an aborted or failed one would replay a truncated clip forever.
  * Concurrent callers for the same line share one synthesis and each gets every chunk as it arrives,
  * so a cold line costs its first-chunk latency once, not once per caller. Dynamic text (LLM output)
  * should not come here: the caller decides.
  */
+import { SAMPLE_RATE, type SpeechRate } from '../../../audio/format.js'
 import type { SynthesizeOptions, TtsProvider } from './types.js'
 
 export interface TtsCacheOptions {
@@ -54,8 +55,9 @@ export class TtsCache {
     this.options = o
   }
 
-  static key(provider: string, text: string, o: { voice?: string; language?: string }): string {
-    return JSON.stringify([provider, o.voice ?? '', o.language ?? '', text])
+  /** A phone call's 8 kHz clip is another clip than a web call's 16 kHz one. */
+  static key(provider: string, text: string, o: { voice?: string; language?: string; sampleRate?: SpeechRate }): string {
+    return JSON.stringify([provider, o.voice ?? '', o.language ?? '', o.sampleRate ?? SAMPLE_RATE, text])
   }
 
   get bytes(): number {
@@ -66,7 +68,7 @@ export class TtsCache {
     return this.clips.size
   }
 
-  has(provider: string, text: string, o: { voice?: string; language?: string } = {}): boolean {
+  has(provider: string, text: string, o: { voice?: string; language?: string; sampleRate?: SpeechRate } = {}): boolean {
     return this.clips.has(TtsCache.key(provider, text, o))
   }
 
@@ -117,6 +119,7 @@ export class TtsCache {
       const opts = {
         ...(o.voice !== undefined ? { voice: o.voice } : {}),
         ...(o.language !== undefined ? { language: o.language } : {}),
+        ...(o.sampleRate !== undefined ? { sampleRate: o.sampleRate } : {}),
         signal: flight.ac.signal,
       }
       for await (const chunk of provider.synthesize(text, opts)) {

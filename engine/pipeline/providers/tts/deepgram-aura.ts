@@ -74,14 +74,16 @@ export class DeepgramAuraTts implements TtsProvider {
   async *synthesize(text: string, o: SynthesizeOptions): AsyncGenerator<Int16Array> {
     const opts = this.options
     checkText(this.who, text, opts.maxTextChars)
+    // Deepgram speaks at the rate asked (8 kHz for a phone line): nothing to resample.
+    const rate = o.sampleRate ?? SAMPLE_RATE
     const open = async (signal: AbortSignal) => {
       const res = await this.client.speak.v1.audio.generate(
-        { text, model: o.voice || opts.voice, encoding: 'linear16', sample_rate: SAMPLE_RATE, container: 'none' },
+        { text, model: o.voice || opts.voice, encoding: 'linear16', sample_rate: rate, container: 'none' },
         { abortSignal: signal, maxRetries: 0 },
       )
       return res.stream()
     }
-    yield* streamHttpAudio(open, pcmDecoder(SAMPLE_RATE), {
+    yield* streamHttpAudio(open, pcmDecoder(rate, rate), {
       signal: o.signal,
       timeoutMs: opts.timeoutMs,
       idleTimeoutMs: opts.idleTimeoutMs,

@@ -107,7 +107,7 @@ export class EspeakTts implements TtsProvider {
         kill()
       }, ms)
     }
-    const decoder = wavDecoder()
+    const decoder = wavDecoder(o.sampleRate)
     try {
       arm('first', this.options.timeoutMs)
       for await (const bytes of child.stdout as AsyncIterable<Buffer>) {

@@ -73,7 +73,7 @@ export class OpenAiSpeechTts implements TtsProvider {
   async *synthesize(text: string, o: SynthesizeOptions): AsyncGenerator<Int16Array> {
     const opts = this.options
     checkText(this.who, text, opts.maxTextChars)
-    const decoder = opts.responseFormat === 'pcm' ? pcmDecoder(opts.pcmSampleRateHz) : wavDecoder()
+    const decoder = opts.responseFormat === 'pcm' ? pcmDecoder(opts.pcmSampleRateHz, o.sampleRate) : wavDecoder(o.sampleRate)
     const open = async (signal: AbortSignal) => {
       const res = await this.client.audio.speech.create(
         { model: opts.model, voice: o.voice || opts.voice, input: text, response_format: opts.responseFormat },

@@ -7,7 +7,7 @@
 import { pcmFromBytes, pcmTransient } from '../../../audio/pcm.js'
 import { downmix } from '../../../audio/wav.js'
 import { Resampler } from '../../../audio/resample.js'
-import { SAMPLE_RATE } from '../../../audio/format.js'
+import { SAMPLE_RATE, type SpeechRate } from '../../../audio/format.js'
 
 /** Cuts a byte stream into whole little-endian 16-bit frames, carrying a partial frame to the next push. */
 export class Pcm16Framer {
@@ -118,20 +118,28 @@ function parseHeader(b: Buffer): { format: WavFormat; dataOffset: number; dataBy
   return null
 }
 
-/** Bytes in, engine-format samples (16 kHz mono) out; end() returns what the filters held back. */
+/**
+ * To the call's rate. 8 kHz is a phone line's (nothing else speaks at it), so the filter keeps the
+ * telephone band only (resample.ts): a third fewer taps on every sample of the agent's voice.
+ */
+function resamplerTo(fromRate: number, toRate: SpeechRate): Resampler {
+  return new Resampler(fromRate, toRate, toRate === 8000 && fromRate > toRate ? { band: 'telephone' } : {})
+}
+
+/** Bytes in, mono samples at the call's rate (16 kHz, or a phone line's 8) out; end() returns what the filters held back. */
 export interface AudioDecoder {
   push(bytes: Uint8Array): Int16Array
   /** Throws a RangeError when the stream ended inside a WAV header. */
   end(): Int16Array
 }
 
-/** Headerless PCM16 mono at a known rate (OpenAI's `pcm` is 24 kHz; Deepgram's linear16 is what we ask). */
-export function pcmDecoder(rateHz: number): AudioDecoder {
+/** Headerless PCM16 mono at a known rate (OpenAI's `pcm` is 24 kHz; Deepgram's linear16 is what we ask), to `toRate`. */
+export function pcmDecoder(rateHz: number, toRate: SpeechRate = SAMPLE_RATE): AudioDecoder {
   const framer = new Pcm16Framer(1)
-  const resampler = new Resampler(rateHz, SAMPLE_RATE)
+  const resampler = resamplerTo(rateHz, toRate)
   // A resampler copies its input, so the samples need not be copied out of the network's bytes
-  // first; at 16 kHz it hands the samples themselves on, and they must be a copy.
-  const resampled = rateHz !== SAMPLE_RATE
+  // first; at the same rate it hands the samples themselves on, and they must be a copy.
+  const resampled = rateHz !== toRate
   return {
     push: (bytes) => resampler.push(resampled ? framer.pushTransient(bytes) : framer.push(bytes)),
     end: () => {
@@ -141,15 +149,15 @@ export function pcmDecoder(rateHz: number): AudioDecoder {
   }
 }
 
-/** A streamed WAV at whatever rate and channel count its header declares. */
-export function wavDecoder(): AudioDecoder {
+/** A streamed WAV at whatever rate and channel count its header declares, to `toRate`. */
+export function wavDecoder(toRate: SpeechRate = SAMPLE_RATE): AudioDecoder {
   const wav = new WavStreamReader()
   let resampler: Resampler | null = null
   return {
     push: (bytes) => {
       const samples = wav.push(bytes)
       if (!wav.format) return samples
-      resampler ??= new Resampler(wav.format.sampleRate, SAMPLE_RATE)
+      resampler ??= resamplerTo(wav.format.sampleRate, toRate)
       return resampler.push(samples)
     },
     end: () => {

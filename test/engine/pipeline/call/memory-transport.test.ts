@@ -1,7 +1,7 @@
 /**
  * The same call over a second transport: MemoryTransport instead of protocol v1, at 8 kHz (a phone
  * line's rate): once handed over as audio to resample to 16 kHz, once announced as the line's rate
- * (inputRate), so the call's VAD and STT run at 8 kHz. Nothing in the controller or the other
+ * (lineRate), so the call's VAD and STT run at 8 kHz and the agent speaks at 8 kHz. Nothing in the controller or the other
  * adapters knows which transport it is: this is the proof that a transport plugs in on its own.
  */
 import t from 'tap'
@@ -41,15 +41,18 @@ const until = async (what: string, ok: () => boolean, ms = 20_000) => {
   }
 }
 
-for (const inputRate of [undefined, 8000] as const) {
-  const path = inputRate ? 'an 8 kHz audio path' : 'resampled to 16 kHz'
+/** The greeting's length in frames on each path: the same speech, whatever the rate. */
+const greetingFrames: number[] = []
+
+for (const lineRate of [undefined, 8000] as const) {
+  const path = lineRate ? 'an 8 kHz line both ways' : 'resampled to 16 kHz'
   t.test(`a call over the in-memory transport at 8 kHz, ${path}: greeting, one turn, hang-up`, { skip, timeout: 60_000 }, async (t) => {
     const dg = await startDeepgramStandIn({ apiKey: 'dg-key', finalLatencyMs: 100 })
     t.teardown(() => dg.close())
     const vad = await loadVad()
     const def = Definition.parse(demoGraph)
     const config = AgentConfig.parse({})
-    const transport = new MemoryTransport({ sampleRate: RATE, ...(inputRate && { inputRate }) })
+    const transport = new MemoryTransport({ sampleRate: RATE, ...(lineRate && { lineRate }) })
     const recorder = new MemoryRecorder()
     const session = new CallSession({
       transport,
@@ -68,10 +71,22 @@ for (const inputRate of [undefined, 8000] as const) {
     await until('the greeting', () => agentLine('turn-0') !== undefined)
     t.match(agentLine('turn-0'), { text: 'Hello! Welcome to the demo line. What is your name?', interrupted: false })
     t.ok(transport.framesWritten >= 50, `the greeting was heard as audio (${transport.framesWritten} frames)`)
+    const agentRate = lineRate ?? 16_000
     t.ok(
-      transport.frames.every((f) => f.length === 320),
-      'agent audio leaves as 20 ms frames at 16 kHz (the transport converts for its wire)',
+      transport.frames.every((f) => f.length === agentRate / 50),
+      `agent audio leaves as 20 ms frames at ${agentRate} Hz`,
     )
+    // Played out: the frame count stops growing. Synthesized at the line's rate, the greeting
+    // lasts as long at 8 kHz as at 16 kHz (16 kHz audio cut into 8 kHz frames would last twice).
+    for (let last = -1; last !== transport.framesWritten; ) {
+      last = transport.framesWritten
+      await new Promise((r) => setTimeout(r, 300))
+    }
+    greetingFrames.push(transport.framesWritten)
+    if (greetingFrames.length === 2) {
+      const [at16k, at8k] = greetingFrames as [number, number]
+      t.ok(Math.abs(at8k - at16k) <= at16k * 0.02 + 2, `the greeting: ${at8k} frames at 8 kHz, ${at16k} at 16 kHz`)
+    }
 
     dg.script('My name is Alice.')
     const name = resample(await speak('my name is Alice', 'en'), 16_000, RATE)
@@ -82,7 +97,7 @@ for (const inputRate of [undefined, 8000] as const) {
       { role: 'user', text: 'My name is Alice.' },
       { role: 'agent', text: /^Nice to meet you\./ },
     ])
-    const sttRate = inputRate ?? 16_000
+    const sttRate = lineRate ?? 16_000
     t.equal(dg.sessions[0]!.query.get('sample_rate'), String(sttRate), `the STT stream is ${sttRate} Hz`)
     const heardBytes = dg.sessions[0]!.audioBytes
     t.ok(

@@ -8,6 +8,7 @@ import { collect, live } from './helpers.js'
 class FakeTts implements TtsProvider {
   readonly name = 'fake'
   calls: { text: string; signal: AbortSignal }[] = []
+  rates: (number | undefined)[] = []
   gate: Promise<void> = Promise.resolve()
   failAfter = Infinity
 
@@ -18,6 +19,7 @@ class FakeTts implements TtsProvider {
 
   async *synthesize(text: string, o: SynthesizeOptions): AsyncGenerator<Int16Array> {
     this.calls.push({ text, signal: o.signal })
+    this.rates.push(o.sampleRate)
     for (let i = 0; i < this.chunks; i++) {
       await this.gate
       o.signal.throwIfAborted()
@@ -41,6 +43,11 @@ t.test('the second request for a line replays it without synthesizing again', as
   await collect(cache.synthesizeCached(p, 'hello', { voice: 'w', signal: live() }))
   await collect(cache.synthesizeCached(p, 'hello', { language: 'tr', signal: live() }))
   t.equal(p.calls.length, 3, 'voice and language are part of the key')
+  await collect(cache.synthesizeCached(p, 'hello', { voice: 'v', sampleRate: 8000, signal: live() }))
+  t.equal(p.calls.length, 4, "the rate is part of the key: a phone line's 8 kHz clip is another clip")
+  t.same(p.rates.at(-1), 8000, 'and the provider is asked for that rate')
+  t.ok(cache.has('fake', 'hello', { voice: 'v', sampleRate: 8000 }))
+  t.ok(cache.has('fake', 'hello', { voice: 'v', sampleRate: 16000 }), '16 kHz is the default rate')
 })
 
 t.test('evicts the least recently used clips to stay within maxBytes', async (t) => {

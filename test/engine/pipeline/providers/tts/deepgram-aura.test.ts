@@ -40,6 +40,14 @@ t.test('asks for linear16 at 16 kHz without a container and reassembles odd-byte
   t.same(Buffer.from(all.buffer), Buffer.from(whole.all.buffer), 'identical to the audio read in one piece')
 })
 
+t.test('for a phone line, asks for 8 kHz and passes it on unchanged', async (t) => {
+  const s = await standIn(t, { chunkBytes: 333 })
+  const tts = new DeepgramAuraTts({ apiKey: KEY, baseUrl: s.origin })
+  const { all } = await collect(tts.synthesize(TEXT, { sampleRate: 8000, signal: live() }))
+  t.equal(all.length, Math.round((toneMs(TEXT) * 8000) / 1000), 'every sample at 8 kHz, none resampled')
+  t.match(s.requests[0], { query: { encoding: 'linear16', sample_rate: '8000', container: 'none' }, outcome: 'completed' })
+})
+
 t.test('the voice picks the model', async (t) => {
   const s = await standIn(t)
   await collect(new DeepgramAuraTts({ apiKey: KEY, baseUrl: s.origin }).synthesize('hi', { voice: 'aura-2-apollo-en', signal: live() }))

@@ -42,6 +42,17 @@ t.test('speaks English and Turkish as 16 kHz audio of a plausible length, first 
   }
 })
 
+t.test('for a phone line, the same speech at 8 kHz: half the samples, the same length in time', { skip }, async (t) => {
+  const tts = new EspeakTts()
+  const text = 'Thank you for calling. Please hold.'
+  const wide = await collect(tts.synthesize(text, { language: 'en', signal: live() }))
+  const line = await collect(tts.synthesize(text, { language: 'en', sampleRate: 8000, signal: live() }))
+  t.ok(Math.abs(line.all.length * 2 - wide.all.length) <= 4, `${line.all.length} samples at 8 kHz, ${wide.all.length} at 16 kHz`)
+  // Its 22.05 kHz output is filtered once, to the telephone band: the voice keeps its level.
+  const level = rms(line.all) / rms(wide.all)
+  t.ok(level > 0.9 && level < 1.05, `level at 8 kHz against 16 kHz: ${level.toFixed(3)}`)
+})
+
 t.test('an abort mid-stream kills the process and reaps it', { skip }, async (t) => {
   const tts = new EspeakTts()
   const ac = new AbortController()

@@ -44,6 +44,22 @@ t.test('wav with a streaming header (sizes 0xFFFFFFFF) is parsed and resampled',
   t.equal(s.requests[0]!.format, 'wav')
 })
 
+t.test('for a phone line, 8 kHz: pcm and wav come down once, a third of 24 kHz, with the tone kept', async (t) => {
+  const at8k = Math.round((toneMs(TEXT) * 8000) / 1000)
+  for (const responseFormat of ['pcm', 'wav'] as const) {
+    const s = await standIn(t, { chunkBytes: 777 })
+    const tts = new OpenAiSpeechTts({ apiKey: KEY, baseURL: s.openaiUrl, responseFormat })
+    const { all } = await collect(tts.synthesize(TEXT, { sampleRate: 8000, signal: live() }))
+    t.ok(Math.abs(all.length - at8k) <= 2, `${responseFormat}: ${all.length} samples at 8 kHz, ${at8k} expected`)
+    const wide = await collect(tts.synthesize(TEXT, { signal: live() }))
+    // The same audio at half the rate: every other 16 kHz sample, within a few LSB (the two
+    // filters differ above 3.4 kHz, where the stand-in's tone has nothing).
+    let worst = 0
+    for (let i = 200; i < all.length - 200; i++) worst = Math.max(worst, Math.abs(all[i]! - wide.all[2 * i]!))
+    t.ok(worst < 200, `${responseFormat}: 8 kHz against every other 16 kHz sample, at most ${worst} apart`)
+  }
+})
+
 t.test('errors map to tts ProviderError codes, without the key in messages', async (t) => {
   const s = await standIn(t)
   const bad = new OpenAiSpeechTts({ apiKey: 'sk-wrong-key-123456', baseURL: s.openaiUrl })
