@@ -18,15 +18,26 @@ t.test('arrays from a slab are zeroed, aligned, disjoint and share buffers', asy
   t.equal(a.buffer, b.buffer, 'one backing buffer for many small arrays')
 })
 
-t.test('a full slab starts a new one; large arrays get their own buffer', async (t) => {
+t.test('a full slab starts a new one; arrays over half a slab (4 KiB) get their own buffer', async (t) => {
   const first = slabInt16(8)
-  let next = slabInt16(4000)
-  for (let i = 0; i < 40 && next.buffer === first.buffer; i++) next = slabInt16(4000)
-  t.not(next.buffer, first.buffer, 'a new slab once the old one is full')
+  t.equal(first.buffer.byteLength, 8192, 'slabs are 8 KiB: a kept array pins little')
+  const cuts = [slabInt16(1000)]
+  while (cuts.at(-1)!.buffer === first.buffer) cuts.push(slabInt16(1000))
+  const room = 8192 - (first.byteOffset + 16)
+  t.equal(cuts.length - 1, Math.floor(room / 2000), `as many 2000-byte arrays as the ${room} bytes left hold, then a new slab`)
+  const next = cuts.at(-1)!
+  t.equal(next.byteOffset, 0)
+  t.equal(next.buffer.byteLength, 8192)
   t.ok(
     next.every((x) => x === 0),
     'a fresh slab is zeroed',
   )
+  const silero16k = slabFloat32(576)
+  t.equal(silero16k.buffer.byteLength, 8192, "Silero's 16 kHz input (2304 bytes) is cut from a slab")
+  const half = slabInt16(2048)
+  t.equal(half.buffer.byteLength, 8192, 'half a slab still is')
+  const over = slabInt16(2049)
+  t.equal(over.buffer.byteLength, 4098, 'over half: its own buffer')
   const big = slabFloat32(100_000)
   t.equal(big.length, 100_000)
   t.equal(big.byteOffset, 0)
