@@ -1,17 +1,8 @@
 import t from 'tap'
-import { amplitudeAt, db, middle, sine } from './signal-helpers.js'
+import { amplitudeAt, db, middle, sine, whole } from './signal-helpers.js'
 import { firEngine } from '../../../engine/audio/fir.js'
 import { HalfbandDecimator, HalfbandUpsampler } from '../../../engine/audio/halfband.js'
 
-type Converter = { push(s: Int16Array): Int16Array; flush(): Int16Array }
-const whole = (c: Converter, input: Int16Array): Int16Array => {
-  const head = c.push(input)
-  const tail = c.flush()
-  const out = new Int16Array(head.length + tail.length)
-  out.set(head)
-  out.set(tail, head.length)
-  return out
-}
 const makers = {
   up: (simd?: boolean) => new HalfbandUpsampler(simd === undefined ? {} : { simd }),
   down: (simd?: boolean) => new HalfbandDecimator(simd === undefined ? {} : { simd }),

@@ -1,17 +1,9 @@
 import t from 'tap'
-import { amplitudeAt, db, middle, sine } from './signal-helpers.js'
+import { amplitudeAt, db, middle, sine, whole } from './signal-helpers.js'
 import { Resampler } from '../../../engine/audio/resample.js'
 
 // The telephone band: a TTS provider's 24 or 22.05 kHz voice down to a phone line's 8 kHz.
 
-const whole = (r: Resampler, input: Int16Array): Int16Array => {
-  const head = r.push(input)
-  const tail = r.flush()
-  const out = new Int16Array(head.length + tail.length)
-  out.set(head)
-  out.set(tail, head.length)
-  return out
-}
 const telephone = (from: number, simd?: boolean) => new Resampler(from, 8000, { band: 'telephone', ...(simd !== undefined && { simd }) })
 const FROM = [24_000, 22_050, 16_000]
 

@@ -21,3 +21,19 @@ export function amplitudeAt(samples: Int16Array, hz: number, rate: number): numb
 export const middle = (s: Int16Array): Int16Array => s.subarray(Math.floor(s.length / 4), Math.floor((3 * s.length) / 4))
 
 export const db = (ratio: number): number => 20 * Math.log10(ratio)
+
+/** A streaming converter (Resampler, the half-band filters): push, then flush the held-back tail. */
+export interface Converter {
+  push(samples: Int16Array): Int16Array
+  flush(): Int16Array
+}
+
+/** All of `input` through `c`, the flushed tail included. */
+export function whole(c: Converter, input: Int16Array): Int16Array {
+  const head = c.push(input)
+  const tail = c.flush()
+  const out = new Int16Array(head.length + tail.length)
+  out.set(head)
+  out.set(tail, head.length)
+  return out
+}
