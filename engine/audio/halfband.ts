@@ -1,30 +1,29 @@
 /**
- * Exact 2:1 rate changes for telephone audio, 8 ↔ 16 kHz, with one half-band low-pass: what a phone
- * call needs on every 20 ms frame both ways, for less than the general Resampler (a 20 ms frame,
- * one core: up 5.0 → 2.8 µs, down 4.3 → 3.2 µs).
+ * Exact 8 → 16 kHz for telephone audio with a half-band low-pass, for less than the general
+ * Resampler (a 20 ms frame, one core: 5.0 → 2.8 µs): caller audio at a phone line's 8 kHz from a
+ * transport that does not announce it (a phone transport does, and its call runs at 8 kHz with no
+ * filter at all: engine/pipeline/call/transport.ts, `lineRate`).
  *
  * Why a second design: the Resampler's filter (resample.ts) serves any rate pair and keeps 7.28 kHz
- * of a 16 kHz signal, so for 8 ↔ 16 kHz it runs 54 and 106 taps an output sample. A telephone
- * channel carries 300–3400 Hz (G.711 over the PSTN), so the filter may put its transition in the
- * gap between 3.4 kHz and the images above 4.6 kHz, centred on 4 kHz. Centred there it is a
- * half-band filter: every other tap is zero but the centre. Upsampling, the even outputs are the
- * input samples themselves and only the odd ones are computed (32 taps); downsampling, an output
- * is the centre tap on one input plus 32 taps on the odd inputs.
+ * of a 16 kHz signal, so for 8 → 16 kHz it runs 54 taps an output sample. A telephone channel
+ * carries 300–3400 Hz (G.711 over the PSTN), so the filter may put its transition in the gap
+ * between 3.4 kHz and the images above 4.6 kHz, centred on 4 kHz. Centred there it is a half-band
+ * filter: every other tap is zero but the centre, so the even outputs are the input samples
+ * themselves and only the odd ones are computed (32 taps). (Down to 8 kHz, the same design is the
+ * Resampler's telephone band.)
  *
  * Quality (test/engine/audio/halfband.test.ts): flat within 0.01 dB up to 3.4 kHz, −6 dB at
- * 4 kHz, images and aliases from 4.6 kHz up 70 dB down or more (Kaiser β = 7, 16 zero crossings a
- * side). Zero-phase like the Resampler: output sample n sits at input time n/2 (up) or 2n (down),
- * so timestamps survive; the look-ahead is 16 samples at 8 kHz (2 ms), held back until the next
- * push or flush.
+ * 4 kHz, images from 4.6 kHz up 70 dB down or more (Kaiser β = 7, 16 zero crossings a side).
+ * Zero-phase like the Resampler: output sample n sits at input time n/2, so timestamps survive;
+ * the look-ahead is 16 samples at 8 kHz (2 ms), held back until the next push or flush.
  *
- * Outputs are cut from the shared slabs (slab.ts), as the web caller's frames are: a phone call
- * makes two a frame, and an ArrayBuffer each would cost the GC. Keep them only while in flight.
+ * Outputs are cut from the shared slabs (slab.ts), as the web caller's frames are: an ArrayBuffer
+ * a frame would cost the GC. Keep them only while in flight.
  *
  * Digital silence costs no filtering: when every tap of every output a push makes lands on an
  * exact zero, the outputs are the zeros a fresh slab array holds (`silentDrains` counts them), to
  * the sample what filtering would give. A phone line between a caller's words is often exactly
- * that (µ-law 0xFF from SIPp, softphones without comfort noise): in the sip-calls bench, ~80 % of
- * the caller frames up.
+ * that (µ-law 0xFF from SIPp, softphones without comfort noise).
  */
 
 import { firEngine, type FirEngine } from './fir.js'
@@ -52,19 +51,6 @@ const MIDPOINT: Float64Array = (() => {
   return taps.map((v) => v / sum)
 })()
 
-/**
- * Seen at 16 kHz the filter is impulse(t/2): its centre is 1 and its odd taps are MIDPOINT's
- * before normalization. Normalized so DC passes at gain 1: centre + Σ odd taps = 1.
- */
-const RAW_ODD_SUM = (() => {
-  let s = 0
-  for (let j = 0; j < 2 * ZERO_CROSSINGS; j++) s += impulse(ZERO_CROSSINGS - 0.5 - j)
-  return s
-})()
-const CENTRE = 1 / (1 + RAW_ODD_SUM)
-/** MIDPOINT sums to 1; the odd taps must sum to RAW_ODD_SUM·CENTRE. */
-const DECIMATE_SCALE = RAW_ODD_SUM * CENTRE
-
 export interface HalfbandOptions {
   /** false: always the scalar loops (tests compare the two). */
   simd?: boolean
@@ -76,21 +62,12 @@ export interface HalfbandOptions {
   steady?: boolean
 }
 
-/**
- * The taps as rows for the WebAssembly FIR (fir.ts), copied into its memory once per engine:
- * `midpoint`, MIDPOINT as float32; `decimate`, the whole 63-tap filter at 16 kHz in a 64-tap row
- * (the loop takes rows of whole fours) starting one sample early with a zero, so its reads stay
- * within what the history holds: from x[2n−32], the odd taps on odd offsets, the centre at 32,
- * zeros between (run with down = 2).
- */
-const simdTables = new WeakMap<FirEngine, { midpoint: number; decimate: number }>()
-function tablesIn(fir: FirEngine): { midpoint: number; decimate: number } {
+/** MIDPOINT as float32 in the WebAssembly FIR's memory (fir.ts), copied in once per engine. */
+const simdTables = new WeakMap<FirEngine, number>()
+function midpointIn(fir: FirEngine): number {
   let t = simdTables.get(fir)
-  if (!t) {
-    const decimate = new Float32Array(4 * ZERO_CROSSINGS)
-    for (let j = 0; j < 2 * ZERO_CROSSINGS; j++) decimate[1 + 2 * j] = MIDPOINT[j]! * DECIMATE_SCALE
-    decimate[2 * ZERO_CROSSINGS] = CENTRE
-    t = { midpoint: fir.addTable(Float32Array.from(MIDPOINT)), decimate: fir.addTable(decimate) }
+  if (t === undefined) {
+    t = fir.addTable(Float32Array.from(MIDPOINT))
     simdTables.set(fir, t)
   }
   return t
@@ -220,7 +197,7 @@ export class HalfbandUpsampler {
       if (this.odd.length < pairs) this.odd = new Int16Array(2 * pairs)
       const taps = 2 * ZERO_CROSSINGS
       const from = first - ZERO_CROSSINGS + 1
-      this.fir.run(tablesIn(this.fir).midpoint, taps, buf.subarray(from, from + pairs - 1 + taps), pairs, 0, 1, 1, this.odd)
+      this.fir.run(midpointIn(this.fir), taps, buf.subarray(from, from + pairs - 1 + taps), pairs, 0, 1, 1, this.odd)
       const odd = this.odd
       for (let k = 0; k < pairs; k++) {
         out[2 * k] = buf[first + k]!
@@ -236,79 +213,4 @@ export class HalfbandUpsampler {
     h.dropBefore(this.next - ZERO_CROSSINGS + 1)
     return out
   }
-}
-
-/**
- * 16 → 8 kHz: output n = CENTRE·x[2n] + the midpoint taps on the odd samples around it
- * (x[2n−31], x[2n−29] … x[2n+31]), the same filter seen from the other rate.
- */
-export class HalfbandDecimator {
-  readonly fromRate = 16_000
-  readonly toRate = 8000
-  /** Input samples each side an output reaches. */
-  private static readonly REACH = 2 * ZERO_CROSSINGS - 1
-  /** Held before an output's first tap: the SIMD row's leading zero (tablesIn). */
-  private static readonly LEAD = HalfbandDecimator.REACH + 1
-  private readonly fir: FirEngine | null
-  private history = new History(HalfbandDecimator.LEAD)
-  private next = 0
-  private received = 0
-  /** Drains whose outputs were all zero without filtering (see HalfbandUpsampler.silentDrains). */
-  silentDrains = 0
-
-  constructor(options: HalfbandOptions = {}) {
-    this.fir = options.simd === false ? null : firEngine()
-  }
-
-  push(samples: Int16Array): Int16Array {
-    this.history.append(samples, samples.length)
-    this.received += samples.length
-    return this.drain(this.received)
-  }
-
-  flush(): Int16Array {
-    this.history.append(new Int16Array(0), HalfbandDecimator.REACH)
-    const out = this.drain(this.received)
-    this.history = new History(HalfbandDecimator.LEAD)
-    this.next = 0
-    this.received = 0
-    return out
-  }
-
-  /** Emits the outputs at input times 2n before `limit` whose taps (to 2n + 31) are held. */
-  private drain(limit: number): Int16Array {
-    const reach = HalfbandDecimator.REACH
-    const h = this.history
-    const last = Math.min(limit - 1, h.end - 1 - reach)
-    const count = last >= 2 * this.next ? Math.floor(last / 2) - this.next + 1 : 0
-    const out = slabInt16(count)
-    const buf = h.buf
-    // Output k's taps start at x[2(next + k) − 31].
-    const from = 2 * this.next - reach - h.start
-    if (count > 0 && h.zeroFrom(2 * this.next - reach)) {
-      // Every tap of every output lands on a zero: the outputs are the zeros `out` starts as.
-      this.silentDrains++
-    } else if (this.fir && count > 0) {
-      const len = 4 * ZERO_CROSSINGS
-      // The row starts at x[2n − 32] and ends at x[2n + 31], the last sample held for the last output.
-      this.fir.run(tablesIn(this.fir).decimate, len, buf.subarray(from - 1, from - 1 + 2 * (count - 1) + len), count, 0, 1, 2, out)
-    } else {
-      for (let k = 0; k < count; k++) out[k] = clamp16(CENTRE * buf[from + reach + 2 * k]! + DECIMATE_SCALE * stridedMidpoint(buf, from + 2 * k))
-    }
-    this.next += count
-    h.dropBefore(2 * this.next - HalfbandDecimator.LEAD)
-    return out
-  }
-}
-
-/** Σ MIDPOINT[j]·src[at + 2j]: the midpoint taps on every other sample. */
-function stridedMidpoint(src: Float32Array, at: number): number {
-  const c = MIDPOINT
-  let a0 = 0
-  let a1 = 0
-  for (let j = 0; j < 2 * ZERO_CROSSINGS; j += 2) {
-    a0 += c[j]! * src[at + 2 * j]!
-    a1 += c[j + 1]! * src[at + 2 * j + 2]!
-  }
-  return a0 + a1
 }

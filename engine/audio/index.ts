@@ -2,5 +2,5 @@ export { SAMPLE_RATE, FRAME_MS, FRAME_SAMPLES, isSpeechRate, samplesToMs, type S
 export { pcmFromBytes, pcmToBytes, pcmTransient, pcmView, toFloat32, rms } from './pcm.js'
 export { parseWav, encodeWav, downmix, WavError, type Wav, type WavErrorCode } from './wav.js'
 export { Resampler, resample, type ResamplerBand } from './resample.js'
-export { HalfbandUpsampler, HalfbandDecimator, type HalfbandOptions } from './halfband.js'
+export { HalfbandUpsampler, type HalfbandOptions } from './halfband.js'
 export { slabFloat32, slabInt16 } from './slab.js'

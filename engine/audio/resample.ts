@@ -17,7 +17,7 @@
  * The telephone band (`band: 'telephone'`, output at 8 kHz only): a phone line carries 300–3400 Hz,
  * so the low-pass may put its transition between 3.4 kHz and the 4.6 kHz that would fold back into
  * that band, centred on the 4 kHz Nyquist, with 16 zero crossings a side (Kaiser β = 7): the design
- * of the 8 ↔ 16 kHz half-band filter (halfband.ts), flat within 0.01 dB to 3.4 kHz, −6 dB at 4 kHz,
+ * of the 8 → 16 kHz half-band filter (halfband.ts), flat within 0.01 dB to 3.4 kHz, −6 dB at 4 kHz,
  * aliases from 4.6 kHz up 70 dB down or more. 24 → 8 kHz then takes 96 taps an output sample
  * instead of the general design's 160: the agent's voice on a phone call, every sample of it.
  */

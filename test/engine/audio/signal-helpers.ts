@@ -22,7 +22,7 @@ export const middle = (s: Int16Array): Int16Array => s.subarray(Math.floor(s.len
 
 export const db = (ratio: number): number => 20 * Math.log10(ratio)
 
-/** A streaming converter (Resampler, the half-band filters): push, then flush the held-back tail. */
+/** A streaming converter (Resampler, HalfbandUpsampler): push, then flush the held-back tail. */
 export interface Converter {
   push(samples: Int16Array): Int16Array
   flush(): Int16Array

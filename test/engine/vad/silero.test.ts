@@ -3,7 +3,7 @@ import { concat, skipWithoutEspeak, speak, timeline, whiteNoise, silence, type S
 import { SpeechDetector, Windower, type SpeechEvent } from '../../../engine/vad/detector.js'
 import { BoundaryRefiner, EnergyVadModel, loadVad, SileroModel, type VadStream } from '../../../engine/vad/index.js'
 import { VAD_WINDOW_SAMPLES } from '../../../engine/vad/types.js'
-import { HalfbandDecimator, type SpeechRate } from '../../../engine/audio/index.js'
+import { Resampler, type SpeechRate } from '../../../engine/audio/index.js'
 import { decodeMulaw, encodeMulaw } from '../../../sip/index.js'
 
 const skip = await skipWithoutEspeak()
@@ -32,8 +32,8 @@ async function detect(stream: VadStream, pcm: Int16Array, refine = true): Promis
 
 /** What a phone line carries of 16 kHz audio: 8 kHz (the telephone filter), µ-law coded and decoded. */
 function overPhoneLine(pcm16k: Int16Array): Int16Array {
-  const decimator = new HalfbandDecimator()
-  const narrow = Int16Array.from([...decimator.push(pcm16k), ...decimator.flush()])
+  const line = new Resampler(16_000, 8000, { band: 'telephone' })
+  const narrow = Int16Array.from([...line.push(pcm16k), ...line.flush()])
   const codes = new Uint8Array(narrow.length)
   encodeMulaw(narrow, codes)
   const out = new Int16Array(narrow.length)
