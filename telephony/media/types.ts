@@ -12,7 +12,7 @@ import type { RemoteReport } from './rtcp-reporter.js'
 export interface CallMedia {
   /** Our RTP port (RTCP on localPort + 1), for the SDP. */
   readonly localPort: number
-  /** What the engine's CallSession runs over: caller audio in (8 kHz), agent audio out (16 kHz frames). */
+  /** What the engine's CallSession runs over, at the line's 8 kHz both ways: caller audio in, the agent's frames out. */
   readonly transport: PhoneTransport
   /** The negotiated remote media (first answer, re-INVITE, hold/resume): where RTP goes and comes from. */
   apply(media: NegotiatedMedia): void
