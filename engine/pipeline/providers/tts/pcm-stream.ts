@@ -120,7 +120,8 @@ function parseHeader(b: Buffer): { format: WavFormat; dataOffset: number; dataBy
 
 /**
  * To the call's rate. 8 kHz is a phone line's (nothing else speaks at it), so the filter keeps the
- * telephone band only (resample.ts): a third fewer taps on every sample of the agent's voice.
+ * telephone band only (resample.ts): 96 taps an output from 24 kHz instead of 160, on every sample
+ * of the agent's voice.
  */
 function resamplerTo(fromRate: number, toRate: SpeechRate): Resampler {
   return new Resampler(fromRate, toRate, toRate === 8000 && fromRate > toRate ? { band: 'telephone' } : {})
