@@ -2,7 +2,7 @@
  * Short-lived typed arrays cut from shared 8 KiB slabs: one ArrayBuffer per slab instead of one per
  * array. Why: V8 sweeps every ArrayBuffer that has a backing store of its own at each scavenge, on
  * the main thread. The per-frame path (caller frames, VAD windows, playout frames) made one per
- * frame and window, and at 50 calls the sweep was a large part of each scavenge pause
+ * frame and window (VAD windows and Silero's inputs are reused arrays now, which is better still), and at 50 calls the sweep was a large part of each scavenge pause
  * (--trace-gc-nvp: sweep_array_buffers 1.6 ms of ~4.7 on average, 0.3 ms with slabs), the pauses
  * that made agent audio late.
  *
@@ -17,7 +17,7 @@
  * With 64 KiB slabs, at 200–225 phone calls, ~45 MB of ArrayBuffers stayed held after each full
  * GC (slabs pinned by a few arrays) and a full GC came every 15–30 s; with 8 KiB, 12 MB and one
  * in ~80 s, and young GCs got shorter too (4.7 → 3.9 ms on average: `--trace-gc`, sip-calls bench,
- * 2026-11-28). The largest arrays cut here are Silero's 16 kHz inputs (2304 bytes).
+ * 2026-11-28). What is cut here now is frames in flight: a call's caller and playout frames.
  */
 const SLAB_BYTES = 8 * 1024
 const LARGEST = SLAB_BYTES / 2

@@ -1,5 +1,4 @@
 import type { SpeechRate } from '../audio/format.js'
-import { slabInt16 } from '../audio/slab.js'
 import { VAD_WINDOW_MS, vadWindowSamples } from './types.js'
 
 export interface SpeechDetectorOptions {
@@ -133,7 +132,7 @@ export interface TimedWindow {
 
 /** Cuts arbitrary chunks at `sampleRate` into the VAD's fixed 32 ms windows, each stamped with its stream time. */
 export class Windower {
-  private pending: Int16Array
+  private readonly pending: Int16Array
   private filled = 0
   private consumed = 0
   private readonly windowSamples: number
@@ -146,8 +145,20 @@ export class Windower {
     this.pending = new Int16Array(this.windowSamples)
   }
 
+  /** Every window `chunk` completes, each an array of its own (for a caller that keeps them). */
   push(chunk: Int16Array): TimedWindow[] {
     const out: TimedWindow[] = []
+    this.cut(chunk, (w) => out.push({ samples: w.samples.slice(), endMs: w.endMs }))
+    return out
+  }
+
+  /**
+   * Hands `visit` every window `chunk` completes, in one array the windower refills afterwards:
+   * `visit` reads the window before it returns and keeps nothing of it. Why: the call's audio loop
+   * cuts a window every 32 ms per call, and an array per window is ArrayBuffer memory that V8
+   * counts toward starting a full GC (slab.ts); reading in place allocates nothing.
+   */
+  cut(chunk: Int16Array, visit: (w: TimedWindow) => void): void {
     let at = 0
     while (at < chunk.length) {
       const take = Math.min(this.windowSamples - this.filled, chunk.length - at)
@@ -156,14 +167,10 @@ export class Windower {
       at += take
       if (this.filled === this.windowSamples) {
         this.consumed += this.windowSamples
-        out.push({ samples: this.pending, endMs: this.startMs + (this.consumed * 1000) / this.sampleRate })
-        // A fresh array per window (the caller may still hold the last one across an await), cut
-        // from a slab: one ArrayBuffer per window would cost the GC (slab.ts).
-        this.pending = slabInt16(this.windowSamples)
         this.filled = 0
+        visit({ samples: this.pending, endMs: this.startMs + (this.consumed * 1000) / this.sampleRate })
       }
     }
-    return out
   }
 
   /** Samples held back waiting for a full window. */

@@ -2,7 +2,6 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import { isSpeechRate, type SpeechRate } from '../audio/format.js'
-import { slabFloat32 } from '../audio/slab.js'
 import { assertWindow, type VadModel, type VadStream, vadWindowSamples } from './types.js'
 
 /**
@@ -14,6 +13,8 @@ import { assertWindow, type VadModel, type VadStream, vadWindowSamples } from '.
  */
 const contextSamples = (rate: SpeechRate): number => rate / 250
 const STATE_SIZE = 2 * 1 * 128
+/** Finished input arrays a stream keeps for its next windows (SileroStream.spareInputs). */
+const MAX_SPARE_INPUTS = 4
 
 /**
  * Windows quieter than this (RMS, dBFS) skip the model: probability 0, and the next audible window
@@ -241,6 +242,12 @@ class SileroStream implements VadStream {
   private state: Float32Array = new Float32Array(STATE_SIZE)
   private context: Float32Array
   private queue: Promise<unknown> = Promise.resolve()
+  /**
+   * Input arrays whose runs are over, for the next windows: a window every 32 ms per call, each
+   * a new array, was ArrayBuffer memory V8 counts toward its next full GC (slab.ts). Runs are
+   * queued one at a time per stream, so one or two are in use; a backlog leaves a few more.
+   */
+  private readonly spareInputs: Float32Array[] = []
   /** Bumped by reset() so a run already in flight cannot write back the old state. */
   private generation = 0
 
@@ -259,14 +266,15 @@ class SileroStream implements VadStream {
     const context = this.contextSamples
     let energy = 0
     for (let i = 0; i < window.length; i++) energy += window[i]! * window[i]!
-    // Runs are queued so each sees the state and context its predecessor left. A gated window
-    // allocates nothing: its input array would only count toward the external memory that
-    // starts V8's full GCs (slab.ts).
+    // Runs are queued so each sees the state and context its predecessor left, and `window` is
+    // the caller's to refill once this returns (VadStream.process): what a run needs is copied now.
+    // A gated window needs only its tail, in a plain array: an input array would only count
+    // toward the external memory that starts V8's full GCs (slab.ts).
     if (energy < this.gateEnergy) {
-      const tail = window.subarray(window.length - context)
+      const tail = Array.from(window.subarray(window.length - context))
       return this.enqueue(() => this.gate(tail))
     }
-    const input = slabFloat32(context + window.length)
+    const input = this.spareInputs.pop() ?? new Float32Array(context + window.length)
     for (let i = 0; i < window.length; i++) input[context + i] = window[i]! / 32768
     return this.enqueue(() => this.infer(input))
   }
@@ -278,7 +286,7 @@ class SileroStream implements VadStream {
   }
 
   /** A silent window: no run; the next audible one starts fresh but keeps this one's tail as context. */
-  private gate(tail: Int16Array): number {
+  private gate(tail: number[]): number {
     this.counter.gated++
     this.state.fill(0)
     for (let i = 0; i < tail.length; i++) this.context[i] = tail[i]! / 32768
@@ -295,8 +303,14 @@ class SileroStream implements VadStream {
     const generation = this.generation
     input.set(this.context)
     // The batcher writes the state after this window into this.state itself.
-    const probability = await this.batcher.submit(input, this.state)
-    if (generation === this.generation) this.context.set(input.subarray(input.length - this.contextSamples))
-    return probability
+    try {
+      const probability = await this.batcher.submit(input, this.state)
+      if (generation === this.generation) this.context.set(input.subarray(input.length - this.contextSamples))
+      return probability
+    } finally {
+      // The batch copied the input into its own tensor when its run began; whether the run
+      // succeeded or not, the array is free for the stream's next window.
+      if (this.spareInputs.length < MAX_SPARE_INPUTS) this.spareInputs.push(input)
+    }
   }
 }

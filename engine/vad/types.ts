@@ -16,7 +16,10 @@ export const vadWindowSamples = (rate: SpeechRate): number => (rate * VAD_WINDOW
 /** One audio stream's detector state. Calls on one stream must not overlap (they are queued). */
 export interface VadStream {
   readonly sampleRate: SpeechRate
-  /** Probability 0..1 that the 32 ms window holds speech. */
+  /**
+   * Probability 0..1 that the 32 ms window holds speech. The window is read before process()
+   * returns and nothing of it is kept: the caller refills the same array with the next window.
+   */
   process(window: Int16Array): Promise<number>
   /** Forget everything heard, as for a new stream. */
   reset(): void

@@ -95,19 +95,22 @@ export class AudioInput {
     }
     const vad = this.vad
     const maxBacklog = this.deps.maxVadBacklog ?? 64
-    for (const w of this.windower.push(pcm)) {
+    // Each window is the windower's one array, refilled after this visit: the refiner and the
+    // VAD read it before they return (VadStream.process).
+    this.windower.cut(pcm, (w) => {
       this.refiner.push(w)
       if (this.backlog >= maxBacklog) {
         if (this.dropped++ === 0) this.deps.onOverload(this.backlog)
-        continue
+        return
       }
       this.backlog++
       const p = vad.process(w.samples)
+      const endMs = w.endMs
       this.vadChain = this.vadChain.then(() =>
         p.then(
           (probability) => {
             this.backlog--
-            this.onProbability(probability, w.endMs, arrivedAt)
+            this.onProbability(probability, endMs, arrivedAt)
           },
           (err: unknown) => {
             this.backlog--
@@ -117,7 +120,7 @@ export class AudioInput {
           },
         ),
       )
-    }
+    })
   }
 
   /** A streaming STT finalizes what it holds now (the caller paused long enough). */

@@ -111,3 +111,31 @@ t.test('reportPauses: a pause is reported at the first quiet window, then a resu
     'off by default',
   )
 })
+
+t.test('Windower.cut visits the windows push() returns, in one array it refills', async (t) => {
+  const pcm = Int16Array.from({ length: 5000 }, (_, i) => (i * 7919) % 20011)
+  const copies = new Windower(0, 8000).push(pcm)
+  const visited: Array<{ samples: number[]; endMs: number }> = []
+  const arrays = new Set<Int16Array>()
+  const windower = new Windower(0, 8000)
+  // Chunks of odd sizes, some spanning two windows.
+  for (const [from, to] of [
+    [0, 100],
+    [100, 700],
+    [700, 701],
+    [701, 5000],
+  ] as const) {
+    windower.cut(pcm.subarray(from, to), (w) => {
+      arrays.add(w.samples)
+      visited.push({ samples: [...w.samples], endMs: w.endMs })
+    })
+  }
+  t.equal(visited.length, Math.floor(5000 / 256))
+  t.same(
+    visited,
+    copies.map((w) => ({ samples: [...w.samples], endMs: w.endMs })),
+  )
+  t.equal(arrays.size, 1, 'no array per window')
+  t.equal(windower.buffered, 5000 % 256)
+  t.equal(new Set(copies.map((w) => w.samples.buffer)).size, copies.length, 'push() gives each window an array of its own')
+})
