@@ -1,6 +1,7 @@
 import { endianness } from 'node:os'
 
-const LITTLE_ENDIAN_HOST = endianness() === 'LE'
+/** Typed arrays use the host's byte order; PCM16 on the wire is little-endian. */
+export const LITTLE_ENDIAN_HOST = endianness() === 'LE'
 
 /**
  * Little-endian PCM16 bytes → samples. Always copies: socket buffers are pooled and reused, and

@@ -114,6 +114,8 @@ function kernelFor(from: number, to: number, phases: number, band: ResamplerBand
 
 /** Room after the history for the SIMD rows' zero padding to read (they multiply it by 0). */
 const SIMD_SLACK = 4
+/** Samples a push usually brings: a 4 KiB network read of a voice (pcm-stream's DECODE_SLICE_BYTES), held without growing. */
+const TYPICAL_CHUNK = 2048
 
 export interface ResamplerOptions {
   /** false: always the scalar loop (tests compare the two). */
@@ -175,7 +177,12 @@ export class Resampler {
 
   private restart(): void {
     const half = this.kernel?.half ?? 0
-    this.buf = new Float32Array(Math.max(1024, 4 * half + SIMD_SLACK))
+    // The history starts with `half` zeros (silence before the stream). A restarted resampler
+    // keeps its array: a new one per stream and per growth was ArrayBuffer memory V8 counts
+    // toward its next full GC (slab.ts), for every reply the agent speaks.
+    const wanted = this.kernel ? Math.max(TYPICAL_CHUNK + 2 * half, 4 * half) + SIMD_SLACK : 0
+    if (this.buf.length < wanted) this.buf = new Float32Array(wanted)
+    else this.buf.fill(0, 0, half)
     this.bufLength = half
     this.bufStart = -half
     this.received = 0

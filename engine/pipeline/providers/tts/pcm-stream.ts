@@ -4,41 +4,74 @@
  * first bytes with a placeholder size, and providers speak at 22.05 or 24 kHz. Each core takes
  * bytes in and gives samples out, with an explicit end().
  */
-import { pcmFromBytes, pcmTransient } from '../../../audio/pcm.js'
+import { LITTLE_ENDIAN_HOST, pcmFromBytes } from '../../../audio/pcm.js'
 import { downmix } from '../../../audio/wav.js'
 import { Resampler } from '../../../audio/resample.js'
 import { SAMPLE_RATE, type SpeechRate } from '../../../audio/format.js'
 
 /** Cuts a byte stream into whole little-endian 16-bit frames, carrying a partial frame to the next push. */
 export class Pcm16Framer {
-  private carry: Buffer = Buffer.alloc(0)
+  /** The bytes of a partial frame, held for the next push. */
+  private readonly carry: Uint8Array
+  private carried = 0
+  /** pushTransient's samples, refilled by each call (grown to the largest read). */
+  private scratch = new Int16Array(0)
 
   /** `channels` interleaved samples make one frame; only whole frames leave. */
-  constructor(private readonly channels = 1) {}
+  constructor(private readonly channels = 1) {
+    this.carry = new Uint8Array(2 * channels)
+  }
 
+  /** Whole frames as samples of their own. */
   push(bytes: Uint8Array): Int16Array {
-    return this.cut(bytes, pcmFromBytes)
+    const whole = this.wholeBytes(bytes)
+    if (whole === 0) return this.keep(bytes, 0)
+    const joined = this.joined(bytes, new Uint8Array(whole))
+    return LITTLE_ENDIAN_HOST ? new Int16Array(joined.buffer) : pcmFromBytes(joined)
   }
 
-  /** As push(), but the samples may be a view of `bytes`: for a consumer that copies them at once. */
+  /**
+   * As push(), but the samples are the framer's own array, refilled by its next call: for a
+   * consumer that copies them at once (the resampler). Why: a network read's bytes rarely start
+   * on an even address, so every read was copied into a new array, and an array per read of a
+   * voice at 24 kHz is ArrayBuffer memory V8 counts toward its next full GC (slab.ts).
+   */
   pushTransient(bytes: Uint8Array): Int16Array {
-    return this.cut(bytes, pcmTransient)
-  }
-
-  private cut(bytes: Uint8Array, samples: (b: Uint8Array) => Int16Array): Int16Array {
-    const all = this.carry.length ? Buffer.concat([this.carry, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    const frameBytes = 2 * this.channels
-    const whole = all.length - (all.length % frameBytes)
-    // Copied: the caller may reuse `bytes`, and the carry must not alias it.
-    this.carry = Buffer.from(all.subarray(whole))
-    return whole ? samples(all.subarray(0, whole)) : new Int16Array(0)
+    const whole = this.wholeBytes(bytes)
+    if (whole === 0) return this.keep(bytes, 0)
+    if (!LITTLE_ENDIAN_HOST) return this.push(bytes)
+    if (this.scratch.length < whole / 2) this.scratch = new Int16Array(Math.max(whole / 2, 2 * this.scratch.length))
+    this.joined(bytes, new Uint8Array(this.scratch.buffer, 0, whole))
+    return this.scratch.subarray(0, whole / 2)
   }
 
   /** Bytes left over at the end: a truncated last frame, which is dropped (it is under 0.1 ms). */
   end(): number {
-    const left = this.carry.length
-    this.carry = Buffer.alloc(0)
+    const left = this.carried
+    this.carried = 0
     return left
+  }
+
+  private wholeBytes(bytes: Uint8Array): number {
+    const total = this.carried + bytes.length
+    return total - (total % this.carry.length)
+  }
+
+  /** The carry then `bytes` into `into` (whole frames), keeping what is left of `bytes` as the new carry. */
+  private joined(bytes: Uint8Array, into: Uint8Array): Uint8Array {
+    const fromBytes = into.length - this.carried
+    into.set(this.carry.subarray(0, this.carried))
+    into.set(bytes.subarray(0, fromBytes), this.carried)
+    this.carried = 0
+    this.keep(bytes, fromBytes)
+    return into
+  }
+
+  /** Adds `bytes` from `from` on (less than a frame) to the carry; returns no samples. */
+  private keep(bytes: Uint8Array, from: number): Int16Array {
+    this.carry.set(bytes.subarray(from), this.carried)
+    this.carried += bytes.length - from
+    return new Int16Array(0)
   }
 }
 

@@ -23,6 +23,38 @@ t.test('Pcm16Framer reassembles samples split across odd reads', async (t) => {
   t.equal(f.end(), 1, 'a dangling byte at the end is reported and dropped')
 })
 
+t.test('Pcm16Framer.pushTransient: the same samples from any split, in one array it refills', async (t) => {
+  const pcm = ramp(4001)
+  const bytes = pcmToBytes(pcm)
+  // Reads at odd addresses (a socket's buffer), of odd and even lengths, some shorter than a frame.
+  const backing = Buffer.alloc(bytes.length + 1)
+  bytes.copy(backing, 1)
+  const shifted = backing.subarray(1)
+  for (const sizes of [[1], [3, 1, 4096, 2], [999], [4096, 4095]]) {
+    const f = new Pcm16Framer()
+    const out: number[] = []
+    const arrays = new Set<ArrayBufferLike>()
+    for (let at = 0, k = 0; at < shifted.length; k++) {
+      const n = sizes[k % sizes.length]!
+      const samples = f.pushTransient(shifted.subarray(at, at + n))
+      if (samples.length) arrays.add(samples.buffer)
+      out.push(...samples)
+      at += n
+    }
+    t.same(Int16Array.from(out), pcm, `reads of ${sizes.join(', ')} bytes`)
+    t.ok(arrays.size <= 2, `${arrays.size} arrays for ${pcm.length} samples (grown once at most)`)
+    t.equal(f.end(), 0)
+  }
+  const stereo = new Pcm16Framer(2)
+  const frames = pcmToBytes(Int16Array.from([1, 2, 3, 4, 5, 6]))
+  t.same([...stereo.pushTransient(frames.subarray(0, 7))], [1, 2], 'whole frames of two channels only')
+  t.same([...stereo.pushTransient(frames.subarray(7))], [3, 4, 5, 6])
+  const own = new Pcm16Framer()
+  const a = own.push(Buffer.from([1, 0, 2, 0]))
+  own.push(Buffer.from([3, 0, 4, 0]))
+  t.same([...a], [1, 2], 'push() gives samples of their own, which the next push leaves alone')
+})
+
 t.test('WavStreamReader takes the header from the first bytes, whatever size it claims', async (t) => {
   const pcm = ramp(500)
   for (const size of [0, 0xffffffff, 0x7ffff000]) {
