@@ -1,7 +1,7 @@
 /**
  * The engine under test in its own process (bench/lib/engine-server.ts), pinned to one core with
  * taskset where it can be, with the V8 flags `npm start` gives it, plus the bench's diagnostics
- * (BENCH_ENGINE_CPU_PROF, BENCH_ENGINE_FLAGS; bench/README.md).
+ * (BENCH_ENGINE_CPU_PROF, BENCH_ENGINE_FLAGS, BENCH_ENGINE_BUFFER_CENSUS; bench/README.md).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -36,7 +36,9 @@ export async function startEngineChild(core: number | null, dataDir: string, env
   // BENCH_ENGINE_CPU_PROF=<dir>: the engine writes a .cpuprofile there when it stops.
   const prof = process.env.BENCH_ENGINE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_ENGINE_CPU_PROF}`] : []
   // BENCH_ENGINE_FLAGS="--trace-gc …": extra node/V8 flags for the engine (its stdout is engine.log in the data dir).
-  const extra = [...prof, ...(process.env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean)]
+  // BENCH_ENGINE_BUFFER_CENSUS=<file>: the engine counts its new off-heap arrays by call site into <file> (buffer-census.ts).
+  const census = process.env.BENCH_ENGINE_BUFFER_CENSUS ? ['--import', libScript('buffer-census.ts')] : []
+  const extra = [...prof, ...census, ...(process.env.BENCH_ENGINE_FLAGS ?? '').split(' ').filter(Boolean)]
   const child: ChildProcess = fork(libScript('engine-server.ts'), [], {
     ...(pinned
       ? { execPath: taskset, execArgv: ['-c', String(core), process.execPath, ...ENGINE_NODE_FLAGS, '--import', 'tsx', ...extra] }
