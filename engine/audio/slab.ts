@@ -2,9 +2,10 @@
  * Short-lived typed arrays cut from shared 8 KiB slabs: one ArrayBuffer per slab instead of one per
  * array. Why: V8 sweeps every ArrayBuffer that has a backing store of its own at each scavenge, on
  * the main thread. The per-frame path (caller frames, VAD windows, playout frames) made one per
- * frame and window (VAD windows and Silero's inputs are reused arrays now, which is better still), and at 50 calls the sweep was a large part of each scavenge pause
+ * frame and window, and at 50 calls the sweep was a large part of each scavenge pause
  * (--trace-gc-nvp: sweep_array_buffers 1.6 ms of ~4.7 on average, 0.3 ms with slabs), the pauses
- * that made agent audio late.
+ * that made agent audio late. (VAD windows and Silero's inputs have since become reused arrays,
+ * which allocate nothing at all: better still where the lifetime allows it.)
  *
  * A slab stays alive while any array cut from it does, so use these only for arrays that die
  * young (frames in flight), never for what is kept (caches, recordings). Regions are never reused,
