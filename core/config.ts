@@ -89,6 +89,8 @@ export interface Config {
     publicAddress: string | null
     rtpPortMin: number
     rtpPortMax: number
+    /** Where calls' RTP sockets live: a media worker that sends each packet at its time (default), or the main thread (telephony/media/io/). */
+    rtpIo: 'worker' | 'inline'
     answerDelayMs: number
     /** How long an outbound call rings before it is cancelled (no-answer). */
     ringTimeoutMs: number
@@ -235,6 +237,7 @@ const VARIABLES = {
   ],
   OZAN_RTP_PORT_MIN: [int(1024, 65534), '10000'],
   OZAN_RTP_PORT_MAX: [int(1025, 65535), '20000'],
+  OZAN_RTP_IO: [z.enum(['worker', 'inline']), 'worker'],
   OZAN_SIP_ANSWER_DELAY_MS: [int(0, 10000), '0'],
   OZAN_SIP_RING_TIMEOUT_S: [int(1, 600), '60'],
   OZAN_SIP_SOURCE_RATE: [int(1, 100_000), '100'],
@@ -359,6 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicAddress: v.OZAN_SIP_PUBLIC_ADDRESS ?? null,
       rtpPortMin: v.OZAN_RTP_PORT_MIN,
       rtpPortMax: v.OZAN_RTP_PORT_MAX,
+      rtpIo: v.OZAN_RTP_IO,
       answerDelayMs: v.OZAN_SIP_ANSWER_DELAY_MS,
       ringTimeoutMs: v.OZAN_SIP_RING_TIMEOUT_S * 1000,
       sourceLimits: { perSecond: v.OZAN_SIP_SOURCE_RATE, burst: v.OZAN_SIP_SOURCE_BURST },

@@ -54,6 +54,8 @@ export interface TelephonyDeps {
   /** How a call we placed gets on before it connects (the pending record). */
   progress(callId: string, state: DialProgress, detail?: string): void
   openMedia(host: string, signals: PhoneSignals): Promise<CallMedia>
+  /** Frees what calls' media share (the media worker), once the calls are gone. */
+  closeMedia?(): Promise<void>
   resolve?: ResolveHost
   /** The calls' session timers' clock (RFC 4028); tests move it by hand. */
   timers?: TimerClock
@@ -158,6 +160,7 @@ export class TelephonyService {
     await new Promise((r) => setTimeout(r, 50))
     this.ua.close()
     await this.listener.close()
+    await this.deps.closeMedia?.()
   }
 
   #request(incoming: IncomingRequest): void {

@@ -6,7 +6,7 @@
 import type { Config, Logger } from '../../core/index.js'
 import type { Engine } from '../../engine/index.js'
 import type { TimerClock } from '../../sip/index.js'
-import { openCallMedia, RtpPortPool, TelephonyService } from '../../telephony/index.js'
+import { InlineMediaIo, type MediaIo, openCallMedia, RtpPortPool, TelephonyService, WorkerMediaIo } from '../../telephony/index.js'
 import type { Services } from '../app.js'
 import { preparePhoneCall, recordPhoneProgress, recordRefusedPhoneCall } from './phone-calls.js'
 
@@ -27,7 +27,14 @@ export async function startTelephony(o: TelephonyOptions): Promise<TelephonyServ
   const { services, config, logger } = o
   if (!config.sip.enabled) return null
   const log = logger.child({ component: 'sip' })
-  const pool = new RtpPortPool({ minPort: config.sip.rtpPortMin, maxPort: config.sip.rtpPortMax })
+  const ports = { minPort: config.sip.rtpPortMin, maxPort: config.sip.rtpPortMax }
+  let io: MediaIo
+  if (config.sip.rtpIo === 'inline') io = new InlineMediaIo(new RtpPortPool(ports))
+  else {
+    const worker = new WorkerMediaIo({ ...ports, onOverflow: (counts) => log.warn(counts, 'rtp media rings overflowed: packets dropped') })
+    await worker.start()
+    io = worker
+  }
   const telephony = await TelephonyService.start({
     config: { ...config.sip, host: o.host ?? config.sip.host, port: o.port ?? config.sip.port },
     repos: services.repos,
@@ -41,7 +48,8 @@ export async function startTelephony(o: TelephonyOptions): Promise<TelephonyServ
     recordRefused: (start) => recordRefusedPhoneCall(services, start),
     progress: (callId, state, detail) => recordPhoneProgress(services, callId, state, detail),
     startCall: (callId, media, prepared) => o.engine.startCall({ callId, transport: media.transport, prepared, logFields: { channel: 'phone' } }),
-    openMedia: (host, signals) => openCallMedia({ pool, host, signals, logger: log }),
+    openMedia: (host, signals) => openCallMedia({ io, host, signals, logger: log }),
+    closeMedia: () => io.close(),
     ...(o.timers && { timers: o.timers }),
   })
   services.sipTrunks.onChanged((id) => telephony.trunkChanged(id))

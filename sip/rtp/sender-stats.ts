@@ -35,6 +35,12 @@ export class SenderStats {
     this.lastSentMs = nowMs
   }
 
+  /** Packets counted by sent() that never left (dropped before their time by a barge-in): the counts go back down. */
+  unsent(packets: number, payloadBytes: number): void {
+    this.packets = (this.packets - packets) >>> 0
+    this.octets = (this.octets - payloadBytes) >>> 0
+  }
+
   /**
    * The RTP timestamp for the instant `nowMs` (§6.4.1: "the same time as the NTP timestamp, …
    * not necessarily equal to the timestamp in any adjacent data packet").

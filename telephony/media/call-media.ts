@@ -1,6 +1,7 @@
 /**
- * One phone call's media, the thin adapter around the pure cores: a port pair from the pool, its
- * two sockets feeding the RTP session, the session's packets out through them, RTCP reports every
+ * One phone call's media, the thin adapter around the pure cores: a port pair from the media io
+ * (io/: the media worker's sockets, or the main thread's), its datagrams feeding the RTP session,
+ * the session's packets out through it with the time each should leave, RTCP reports every
  * `rtcpIntervalMs`, and the engine's transport on top. The SIP side (the call's dialog) opens it
  * before its SDP (the port goes in the offer or answer), applies every negotiation, and closes it.
  */
@@ -9,14 +10,13 @@ import { type PlayoutClock, realPlayoutClock, type TimerId } from '../../engine/
 import type { JitterBufferOptions, NegotiatedMedia } from '../../sip/index.js'
 import { DtmfOut, type DtmfOutOptions } from './dtmf-out.js'
 import { PhoneCallTransport, type PhoneTransportOptions } from './phone-transport.js'
-import type { RtpEndpoint, RtpPortPool } from './port-pool.js'
+import type { MediaEndpoint, MediaIo } from './io/types.js'
 import type { ReceiveOutput } from './rtp-receiver.js'
-import { type MediaChannel, RtpSession } from './rtp-session.js'
+import { RtpSession } from './rtp-session.js'
 import type { CallMedia, CallMediaStats, PhoneSignals } from './types.js'
-import { UdpOut } from './udp-out.js'
 
 export interface OpenCallMediaOptions {
-  readonly pool: RtpPortPool
+  readonly io: MediaIo
   /** The local address to bind (an IP literal; IPv6 binds udp6). */
   readonly host: string
   readonly signals: PhoneSignals
@@ -41,7 +41,7 @@ export interface PhoneCallMedia extends CallMedia {
 
 /** Binds a port pair (PortsExhausted when none is left) and returns the call's media, not yet started. */
 export async function openCallMedia(options: OpenCallMediaOptions): Promise<PhoneCallMedia> {
-  const endpoint = await options.pool.allocate(options.host)
+  const endpoint = await options.io.allocate(options.host)
   return new UdpCallMedia(endpoint, options)
 }
 
@@ -50,34 +50,38 @@ class UdpCallMedia implements PhoneCallMedia {
   private readonly session: RtpSession
   private readonly dtmf: DtmfOut
   private readonly clock: PlayoutClock
-  private readonly out: Record<MediaChannel, UdpOut>
   private rtcpTimer: TimerId | undefined
   private closed = false
   private warnedSend = false
 
   constructor(
-    private readonly endpoint: RtpEndpoint,
+    private readonly endpoint: MediaEndpoint,
     private readonly options: OpenCallMediaOptions,
   ) {
     this.clock = options.clock ?? realPlayoutClock
-    const failed = (err: Error) => this.sendFailed(err)
-    this.out = { rtp: new UdpOut(endpoint.rtp, failed), rtcp: new UdpOut(endpoint.rtcp, failed) }
-    this.session = new RtpSession((channel, bytes, address, port) => this.out[channel].send(bytes, address, port), {
+    this.session = new RtpSession((channel, bytes, address, port, sendAtMs, sequenced) => endpoint.send(channel, bytes, address, port, sendAtMs, sequenced), {
       ...(options.latch !== undefined && { latch: options.latch }),
       ...(options.random && { random: options.random }),
       ...(options.wallClockMs && { wallClockMs: options.wallClockMs }),
       ...(options.jitter && { jitter: options.jitter }),
     })
     this.dtmf = new DtmfOut(this.session.sender, this.clock, options.dtmf)
-    this.transport = new PhoneCallTransport({ session: this.session, dtmf: this.dtmf, clock: this.clock, signals: options.signals }, options.transport)
-    for (const channel of ['rtp', 'rtcp'] as const) {
-      const socket = channel === 'rtp' ? endpoint.rtp : endpoint.rtcp
-      socket.on('message', (msg, rinfo) => this.logLatch(this.transport.receive(msg, channel, rinfo.address, rinfo.port)))
+    this.transport = new PhoneCallTransport(
+      { session: this.session, line: endpoint, dtmf: this.dtmf, clock: this.clock, signals: options.signals },
+      options.transport,
+    )
+    endpoint.listen({
+      datagram: (channel, bytes, address, port, atMs) => this.logLatch(this.transport.receive(bytes, channel, address, port, atMs)),
+      unsent: (packets, octets) => this.session.sender.unsent(packets, octets),
+      sendError: (message) => this.sendFailed(message),
       // Receive errors (ICMP unreachable on some platforms) do not end a call: the SIP side does.
-      socket.on('error', (err) =>
-        options.logger.warn({ err: err.message, channel, port: socket === endpoint.rtp ? endpoint.rtpPort : endpoint.rtcpPort }, 'rtp socket error'),
-      )
-    }
+      socketError: (channel, message) =>
+        options.logger.warn({ err: message, channel, port: channel === 'rtp' ? endpoint.rtpPort : endpoint.rtcpPort }, 'rtp socket error'),
+      lost: (reason) => {
+        options.logger.warn({ port: this.localPort, reason }, 'rtp media lost')
+        this.close()
+      },
+    })
   }
 
   get localPort(): number {
@@ -106,7 +110,7 @@ class UdpCallMedia implements PhoneCallMedia {
     this.transport.callerLeft('dropped')
     this.dtmf.close()
     this.session.bye(this.clock.now())
-    this.options.pool.release(this.endpoint)
+    this.endpoint.close()
   }
 
   stats(): CallMediaStats {
@@ -129,10 +133,10 @@ class UdpCallMedia implements PhoneCallMedia {
     }, intervalMs)
   }
 
-  private sendFailed(err: Error): void {
+  private sendFailed(message: string): void {
     this.session.sendFailed()
     if (this.warnedSend || this.closed) return
     this.warnedSend = true // once a call: the count is in stats()
-    this.options.logger.warn({ err: err.message, port: this.localPort }, 'rtp send failed')
+    this.options.logger.warn({ err: message, port: this.localPort }, 'rtp send failed')
   }
 }

@@ -30,8 +30,17 @@ export interface PhoneTransportOptions {
 
 export const DEFAULT_PHONE_TRANSPORT: PhoneTransportOptions = Object.freeze({ tickMs: 20, maxCatchUpTicks: 3 })
 
+/** The io under the session, where it holds packets or datagrams (io/types.ts). */
+export interface PhoneLine {
+  /** Delivers the datagrams that have come in, before a tick pulls a frame. */
+  pump(): void
+  /** Drops the agent's packets written ahead and not yet left (barge-in). */
+  dropUnsent(): void
+}
+
 export interface PhoneTransportDeps {
   readonly session: RtpSession
+  readonly line?: PhoneLine
   readonly dtmf: DtmfOut
   readonly clock: PlayoutClock
   readonly signals: PhoneSignals
@@ -86,6 +95,7 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
   /** The tick group's call: the frames due by `nowMs`; when the next is due (undefined once closed). */
   run(nowMs: number): number | undefined {
     const { tickMs, maxCatchUpTicks } = this.options
+    this.deps.line?.pump()
     // The epsilon: anchor + 20n − anchor may come out a hair under 20n in floating point, and a
     // tick found not due at its own due time would be asked for again at once, forever.
     const due = Math.floor((nowMs - this.anchorMs) / tickMs + 1e-9)
@@ -107,6 +117,7 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
 
   clearAudio(): void {
     this.deps.session.clear()
+    this.deps.line?.dropUnsent()
   }
 
   /** A phone line has no transcript or status channel: only a transfer and the agent's keys mean something to it. */
@@ -133,9 +144,9 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
     return this.deps.dtmf.send(digits)
   }
 
-  /** A datagram from the call's RTP or RTCP socket, now; key presses in it reach the call. Returns the session's outputs (latching, for the log). */
-  receive(bytes: Uint8Array, channel: MediaChannel, address: string, port: number): readonly ReceiveOutput[] {
-    const outputs = this.deps.session.receive(bytes, channel, address, port, this.deps.clock.now())
+  /** A datagram from the call's RTP or RTCP socket, come at `atMs` (default now); key presses in it reach the call. Returns the session's outputs (latching, for the log). */
+  receive(bytes: Uint8Array, channel: MediaChannel, address: string, port: number, atMs = this.deps.clock.now()): readonly ReceiveOutput[] {
+    const outputs = this.deps.session.receive(bytes, channel, address, port, atMs)
     for (const output of outputs) if (output.kind === 'dtmf') this.dtmfReceived(output.digit)
     return outputs
   }

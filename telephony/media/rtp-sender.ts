@@ -17,6 +17,11 @@
  *
  * The frames come at the line's rate: the call synthesizes and plays out at 8 kHz on a phone line
  * (engine/pipeline/call/transport.ts, `lineRate`), so nothing is resampled here.
+ *
+ * When to send: each packet goes out with the instant it should leave. The playout writes frames
+ * up to its lead ahead of real time; a talkspurt's first packet is due when it was written, and
+ * each next one a packet time after the one before (`sendAtMs`), so an io that keeps packets until
+ * their time (the media worker) puts them on the wire evenly whenever the frames came.
  */
 import { encodeAlaw, encodeMulaw, RTP_HEADER_BYTES, SenderStats, type DtmfPacket, writeRtpHeader } from '../../sip/index.js'
 import { FRAME_SAMPLES_8K } from './rtp-receiver.js'
@@ -43,6 +48,8 @@ export interface SendCounters {
   dtmfPackets: number
   /** Agent frames not sent: on hold, before the first negotiation, or during a DTMF event. */
   framesSuppressed: number
+  /** Audio packets written but dropped before they left (a barge-in while the io held them). */
+  packetsUnsent: number
   talkspurts: number
 }
 
@@ -53,7 +60,7 @@ const FIFO_SAMPLES = MAX_PTIME_MS * SAMPLES_PER_MS + FRAME_SAMPLES_8K
 export class RtpSender {
   readonly ssrc: number
   readonly stats = new SenderStats(8000)
-  readonly counters: SendCounters = { audioPackets: 0, dtmfPackets: 0, framesSuppressed: 0, talkspurts: 0 }
+  readonly counters: SendCounters = { audioPackets: 0, dtmfPackets: 0, framesSuppressed: 0, packetsUnsent: 0, talkspurts: 0 }
   private readonly buffer = new Uint8Array(RTP_HEADER_BYTES + MAX_PTIME_MS * SAMPLES_PER_MS)
   private readonly header = { marker: false, payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0 }
   private readonly fifo = new Int16Array(FIFO_SAMPLES)
@@ -68,6 +75,9 @@ export class RtpSender {
   /** The next packet's timestamp, unwrapped (written modulo 2^32). */
   private nextTs: number
   private anchor: { ts: number; ms: number } | undefined
+  /** The current talkspurt's first timestamp and when its first packet was due: later ones are due a packet time apart. */
+  private spurtTs = 0
+  private spurtMs = 0
   private inTalkspurt = false
   private dtmfActive = false
   /** The next audio packet starts a talkspurt (RFC 3551 §4.1 marker). */
@@ -76,7 +86,7 @@ export class RtpSender {
 
   constructor(
     init: SenderInit,
-    private readonly emit: (packet: Uint8Array) => void,
+    private readonly emit: (packet: Uint8Array, sendAtMs: number) => void,
   ) {
     this.ssrc = init.ssrc >>> 0
     this.header.ssrc = this.ssrc
@@ -141,11 +151,18 @@ export class RtpSender {
     this.dtmfView.set(packet.payload.subarray(0, 4), RTP_HEADER_BYTES)
     this.stats.sent(4, packet.timestamp, nowMs)
     this.counters.dtmfPackets++
-    this.emit(this.dtmfView)
+    this.emit(this.dtmfView, nowMs)
   }
 
   endDtmf(): void {
     this.dtmfActive = false
+  }
+
+  /** Audio packets the io dropped before they left (a barge-in): they were never sent. */
+  unsent(packets: number, payloadBytes: number): void {
+    this.counters.audioPackets -= packets
+    this.counters.packetsUnsent += packets
+    this.stats.unsent(packets, payloadBytes)
   }
 
   private startTalkspurt(nowMs: number): void {
@@ -154,6 +171,8 @@ export class RtpSender {
     this.inTalkspurt = true
     this.markNext = true
     this.fifoLength = 0
+    this.spurtTs = this.nextTs
+    this.spurtMs = nowMs
   }
 
   /** After a pause, the timestamp catches up with the media clock (never goes back). */
@@ -188,11 +207,13 @@ export class RtpSender {
     else encodeAlaw(this.fifo, this.payloadView)
     this.fifo.copyWithin(0, n, this.fifoLength)
     this.fifoLength -= n
-    this.stats.sent(n, this.nextTs, nowMs)
+    // Never before it was written: a talkspurt's timestamp starts on the 20 ms grid, up to a frame ahead of now.
+    const sendAtMs = Math.max(nowMs, this.spurtMs + (this.nextTs - this.spurtTs) / SAMPLES_PER_MS)
+    this.stats.sent(n, this.nextTs, sendAtMs)
     this.nextTs += n
     this.markNext = false
     this.counters.audioPackets++
-    this.emit(this.packetView)
+    this.emit(this.packetView, sendAtMs)
   }
 
   private writeHeader(payloadType: number, marker: boolean, timestamp: number): void {

@@ -12,7 +12,11 @@ import { RtpSender } from './rtp-sender.js'
 import type { CallMediaStats } from './types.js'
 
 export type MediaChannel = 'rtp' | 'rtcp'
-export type MediaSend = (channel: MediaChannel, bytes: Uint8Array, address: string, port: number) => void
+/**
+ * A packet out: to leave at `sendAtMs` (at once when that is now or past); `sequenced` marks RTP
+ * data packets, which an io holding them until their time may renumber (io/types.ts).
+ */
+export type MediaSend = (channel: MediaChannel, bytes: Uint8Array, address: string, port: number, sendAtMs: number, sequenced: boolean) => void
 
 export interface RtpSessionOptions {
   /** Symmetric RTP (RFC 4961): follow the peer to another port of its negotiated address, once (remote-source.ts). */
@@ -55,7 +59,7 @@ export class RtpSession {
     const random32 = () => Math.floor(o.random() * 2 ** 32) >>> 0
     const init = { ssrc: random32(), sequenceNumber: random32() & 0xffff, timestamp: random32(), talkspurtGapMs: o.talkspurtGapMs }
     this.receiver = new RtpReceiver(o.jitter)
-    this.sender = new RtpSender(init, (bytes) => this.sendRtp(bytes))
+    this.sender = new RtpSender(init, (bytes, sendAtMs) => this.sendRtp(bytes, sendAtMs))
     // RFC 7022 §4.2: a random CNAME per call, nothing about the host.
     const cname = Array.from({ length: 4 }, () => random32().toString(16).padStart(8, '0')).join('')
     this.rtcp = new RtcpReporter(init.ssrc, cname, o.wallClockMs)
@@ -119,12 +123,12 @@ export class RtpSession {
 
   /** An SR or RR now (call every 5 s, rtcp-reporter.ts says why). */
   report(nowMs: number): void {
-    if (this.media && !isUnspecified(this.media.rtcpAddress)) this.sendRtcp(this.rtcp.report(nowMs, this.sender.stats, this.receiver.stats))
+    if (this.media && !isUnspecified(this.media.rtcpAddress)) this.sendRtcp(this.rtcp.report(nowMs, this.sender.stats, this.receiver.stats), nowMs)
   }
 
   /** RTCP BYE (§6.6): the adapter calls it once, at close. */
   bye(nowMs: number): void {
-    if (this.media && !isUnspecified(this.media.rtcpAddress)) this.sendRtcp(this.rtcp.bye(nowMs, this.receiver.stats))
+    if (this.media && !isUnspecified(this.media.rtcpAddress)) this.sendRtcp(this.rtcp.bye(nowMs, this.receiver.stats), nowMs)
   }
 
   /** The adapter's socket refused a datagram. */
@@ -146,6 +150,7 @@ export class RtpSession {
       dtmfPacketsOut: s.dtmfPackets,
       latched: this.rtpSource?.latched === true,
       framesSuppressed: s.framesSuppressed,
+      packetsUnsent: s.packetsUnsent,
       talkspurts: s.talkspurts,
       sendErrors: this.sendErrors,
       jitter: this.receiver.jitter.stats,
@@ -153,13 +158,13 @@ export class RtpSession {
     }
   }
 
-  private sendRtp(bytes: Uint8Array): void {
+  private sendRtp(bytes: Uint8Array, sendAtMs: number): void {
     const source = this.rtpSource
-    if (source) this.send('rtp', bytes, source.address, source.sendPort)
+    if (source) this.send('rtp', bytes, source.address, source.sendPort, sendAtMs, true)
   }
 
-  private sendRtcp(bytes: Uint8Array): void {
+  private sendRtcp(bytes: Uint8Array, nowMs: number): void {
     const source = this.rtcpSource
-    if (source) this.send(this.media?.rtcpMux ? 'rtp' : 'rtcp', bytes, source.address, source.sendPort)
+    if (source) this.send(this.media?.rtcpMux ? 'rtp' : 'rtcp', bytes, source.address, source.sendPort, nowMs, false)
   }
 }

@@ -41,6 +41,8 @@ export interface CallMediaStats {
   readonly latched: boolean
   /** Agent frames not sent: on hold, before the first negotiation, during a DTMF event. */
   readonly framesSuppressed: number
+  /** Audio packets written but dropped before they left (a barge-in while the media worker held them). */
+  readonly packetsUnsent: number
   readonly talkspurts: number
   readonly sendErrors: number
   /** 20 ms receive ticks run, frames handed to the call (equal, unless the call is not attached), ticks skipped after a stall. */

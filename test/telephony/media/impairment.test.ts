@@ -6,7 +6,7 @@ import dgram from 'node:dgram'
 import t from 'tap'
 import { createLogger } from '../../../core/index.js'
 import { DEFAULT_JITTER_BUFFER, looksLikeRtcp } from '../../../sip/index.js'
-import { openCallMedia, RtpPortPool } from '../../../telephony/media/index.js'
+import { openCallMedia, WorkerMediaIo } from '../../../telephony/media/index.js'
 import {
   concat,
   freePortRange,
@@ -57,10 +57,12 @@ async function relay(seed: number) {
 
 t.test('5 % loss and 0-40 ms of jitter: one frame per tick, every arrived packet played or late, concealment ≈ the lost frames', async (t) => {
   const base = await freePortRange(4)
-  const pool = new RtpPortPool({ minPort: base, maxPort: base + 3 })
+  // The media worker, as npm start runs calls' media.
+  const io = new WorkerMediaIo({ minPort: base, maxPort: base + 3 })
+  t.teardown(() => io.close())
   const logger = createLogger('silent')
-  const a = await openCallMedia({ pool, host: HOST, logger, signals: recordingSignals().signals })
-  const b = await openCallMedia({ pool, host: HOST, logger, signals: recordingSignals().signals })
+  const a = await openCallMedia({ io, host: HOST, logger, signals: recordingSignals().signals })
+  const b = await openCallMedia({ io, host: HOST, logger, signals: recordingSignals().signals })
   const net = await relay(2104)
   t.teardown(() => {
     a.close()
