@@ -106,15 +106,21 @@ export interface Sent {
   readonly bytes: Uint8Array
   readonly address: string
   readonly port: number
+  /** When the packet should leave (rtp-sender.ts), and whether it is an RTP data packet the io may renumber. */
+  readonly sendAtMs: number
+  readonly sequenced: boolean
 }
 
 /** A pure session whose packets are copied into `sent`. */
 export function capturingSession(options: Partial<RtpSessionOptions> = {}): { session: RtpSession; sent: Sent[] } {
   const sent: Sent[] = []
-  const session = new RtpSession((channel, bytes, address, port) => sent.push({ channel, bytes: bytes.slice(), address, port }), {
-    random: seededRandom(7),
-    ...options,
-  })
+  const session = new RtpSession(
+    (channel, bytes, address, port, sendAtMs, sequenced) => sent.push({ channel, bytes: bytes.slice(), address, port, sendAtMs, sequenced }),
+    {
+      random: seededRandom(7),
+      ...options,
+    },
+  )
   return { session, sent }
 }
 

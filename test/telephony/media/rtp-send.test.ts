@@ -166,3 +166,43 @@ t.test('the send path MUST NOT allocate a buffer per packet: every packet is a v
     'the same view each time',
   )
 })
+
+t.test("each packet MUST carry when it should leave: a talkspurt's first when written, each next 20 ms later, never before written", async (t) => {
+  const { session, sent } = capturingSession()
+  session.apply(negotiated())
+  const frames = toneFrames(8)
+  // The playout's pattern: three frames at once (its 60 ms lead), then one every 20 ms, 40 ms early.
+  const writes = [1000, 1000, 1000, 1020, 1040, 1060, 1090, 1095]
+  frames.forEach((frame, i) => session.writeFrame(frame, writes[i]!))
+  t.same(
+    sent.map((s) => s.sendAtMs),
+    [1000, 1020, 1040, 1060, 1080, 1100, 1120, 1140],
+  )
+  t.ok(
+    sent.every((s) => s.sequenced && s.channel === 'rtp'),
+    'audio is sequenced',
+  )
+  // Frames later than their time leave when written; a pause starts a new talkspurt at its own time.
+  session.writeFrame(frames[0]!, 1175)
+  session.writeFrame(frames[1]!, 1500)
+  t.same(
+    sent.slice(8).map((s) => s.sendAtMs),
+    [1175, 1500],
+  )
+  session.report(1600)
+  const rtcp = sent.at(-1)!
+  t.same([rtcp.channel, rtcp.sendAtMs, rtcp.sequenced], ['rtcp', 1600, false], 'RTCP leaves now and keeps its bytes')
+})
+
+t.test('audio dropped before it left (unsent) MUST come off the packet and octet counts the sender reports', async (t) => {
+  const { session } = capturingSession()
+  session.apply(negotiated())
+  toneFrames(10).forEach((frame, i) => session.writeFrame(frame, i * 20))
+  t.equal(session.stats().packetsOut, 10)
+  t.equal(session.sender.stats.octetCount, 1600)
+  session.sender.unsent(4, 640)
+  t.equal(session.stats().packetsOut, 6)
+  t.equal(session.stats().packetsUnsent, 4)
+  t.equal(session.sender.stats.packetCount, 6, "the SR's sender packet count (RFC 3550 §6.4.1)")
+  t.equal(session.sender.stats.octetCount, 960)
+})
