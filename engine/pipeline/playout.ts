@@ -72,6 +72,12 @@ export interface PlayoutInit extends Partial<PlayoutOptions> {
   /** The rate of the audio pushed and of the frames out (default 16 kHz). */
   sampleRate?: SpeechRate
   sink: (frame: Int16Array) => void
+  /**
+   * The sink reads each frame before it returns and keeps nothing of it (a phone line encodes it
+   * at once): the playout then hands it one array it refills, instead of a new array a frame,
+   * which the GC would count toward its next full collection (docs/architecture.md).
+   */
+  sinkReadsAtOnce?: boolean
   onEvent?: (event: PlayoutEvent) => void
   clock?: PlayoutClock
   signal?: AbortSignal
@@ -84,6 +90,8 @@ export class Playout {
   private readonly frameSamples: number
   private readonly clock: PlayoutClock
   private readonly sink: (frame: Int16Array) => void
+  /** The one frame array handed to a sink that reads at once; undefined: a new array a frame. */
+  private readonly reusedFrame: Int16Array | undefined
   private readonly onEvent: (event: PlayoutEvent) => void
   /** Segments of the turn, in order; the playing one is the first still open. */
   private segments: Segment[] = []
@@ -105,7 +113,7 @@ export class Playout {
   private readonly onTurnAbort = () => this.interrupt()
 
   constructor(init: PlayoutInit) {
-    const { sink, onEvent, clock, signal, sampleRate = SAMPLE_RATE, ...options } = init
+    const { sink, onEvent, clock, signal, sampleRate = SAMPLE_RATE, sinkReadsAtOnce = false, ...options } = init
     this.options = { ...DEFAULT_PLAYOUT, ...options }
     if (!isSpeechRate(sampleRate)) throw new RangeError(`sampleRate must be 8000 or 16000, got ${sampleRate}`)
     this.samplesPerMs = sampleRate / 1000
@@ -116,6 +124,7 @@ export class Playout {
       throw new RangeError(`maxBufferMs must be ≥ ${FRAME_MS}, got ${this.options.maxBufferMs}`)
     if (!(this.options.msPerChar > 0) || !Number.isFinite(this.options.msPerChar)) throw new RangeError(`msPerChar must be > 0, got ${this.options.msPerChar}`)
     this.sink = sink
+    this.reusedFrame = sinkReadsAtOnce ? new Int16Array(this.frameSamples) : undefined
     this.onEvent = onEvent ?? (() => {})
     this.clock = clock ?? realPlayoutClock
     if (signal?.aborted) this.close()
@@ -338,8 +347,10 @@ export class Playout {
 
   /** Copies one frame out of the segment's audio; a short tail is zero-padded. */
   private takeFrame(seg: Segment): { frame: Int16Array; real: number } {
-    const frame = slabInt16(this.frameSamples)
-    return { frame, real: seg.audio.read(frame, 0, this.frameSamples) }
+    const frame = this.reusedFrame ?? slabInt16(this.frameSamples)
+    const real = seg.audio.read(frame, 0, this.frameSamples)
+    if (this.reusedFrame && real < frame.length) frame.fill(0, real)
+    return { frame, real }
   }
 
   private finishSegment(seg: Segment, now: number): void {

@@ -109,6 +109,7 @@ export class CallSession {
       clock: this.clock,
       signal: this.callAc.signal,
       writeAudio: (frame) => deps.transport.writeAudio(frame),
+      writesAudioAtOnce: deps.transport.writesAudioAtOnce === true,
       sampleRate: deps.transport.lineRate,
       report,
       ...(deps.ttsCache && { ttsCache: deps.ttsCache }),

@@ -39,6 +39,8 @@ export interface ReplyGeneratorDeps {
   sampleRate?: SpeechRate
   /** Agent audio out: one 20 ms frame of PCM16 at `sampleRate`; resolves once written. */
   writeAudio(frame: Int16Array): Promise<unknown>
+  /** writeAudio reads each frame before it returns and keeps nothing (CallTransport.writesAudioAtOnce). */
+  writesAudioAtOnce?: boolean
   /** Agent frames waiting for the transport before playout pauses (default 50 ≈ 1 s). */
   maxPendingWrites?: number
   /** The call's signal: aborting it ends every generation and closes the playout. */
@@ -77,6 +79,7 @@ export class ReplyGenerator {
     this.playout = new Playout({
       ...deps.playout,
       ...(deps.sampleRate !== undefined && { sampleRate: deps.sampleRate }),
+      sinkReadsAtOnce: deps.writesAudioAtOnce === true,
       clock: deps.clock,
       signal: deps.signal,
       sink: (frame) => this.sendFrame(frame),

@@ -29,6 +29,11 @@ export interface CallTransport {
   readonly closed: boolean
   /** The call starts listening: from now on the transport delivers to `input`. */
   attach(input: TransportInput): void
+  /**
+   * writeAudio reads the frame before it returns and keeps nothing of it (a phone line encodes it
+   * at once), so the call may hand it one array it refills. Unset: each frame is the transport's to keep.
+   */
+  readonly writesAudioAtOnce?: boolean
   /** One 20 ms frame of the agent's voice, mono PCM16 at `lineRate` (else 16 kHz); resolves once written (backpressure). */
   writeAudio(frame: Int16Array): Promise<unknown>
   /** Barge-in: drop the agent audio not yet played, here and on the caller's side. */

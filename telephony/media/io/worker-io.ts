@@ -42,11 +42,13 @@ export interface WorkerMediaIoOptions {
   readonly ringBytes: number
   /** How long the worker may take to start. */
   readonly startupMs: number
+  /** Pairs kept bound ahead for the next calls (per local address). */
+  readonly sparePairs: number
   /** Told of rings that overflowed (records dropped), at most once a second. */
   readonly onOverflow?: (counts: { toWorker: number; fromWorker: number }) => void
 }
 
-export const DEFAULT_WORKER_MEDIA_IO = Object.freeze({ ringBytes: 4 * 1024 * 1024, startupMs: 15_000 })
+export const DEFAULT_WORKER_MEDIA_IO = Object.freeze({ ringBytes: 4 * 1024 * 1024, startupMs: 15_000, sparePairs: 4 })
 
 /**
  * While a pair is open the main thread reads the ring at least this often, for datagrams of calls
@@ -73,6 +75,9 @@ export class WorkerMediaIo implements MediaIo {
   private readonly requests = new Map<number, { resolve: (e: WorkerEndpoint) => void; reject: (err: Error) => void; host: string }>()
   private nextRequest = 1
   private readonly addresses = new AddressCache()
+  /** Pairs bound ahead per host (topUp), and binds for them in flight. */
+  private readonly spares = new Map<string, WorkerEndpoint[]>()
+  private readonly refilling = new Map<string, number>()
   private closed = false
   private pumpTimer: NodeJS.Timeout | undefined
   /** Records the worker's ring refused (it was full), since the last overflow report. */
@@ -89,6 +94,13 @@ export class WorkerMediaIo implements MediaIo {
 
   async allocate(host: string): Promise<MediaEndpoint> {
     if (this.closed) throw new Error('the media io is closed')
+    const spare = this.spares.get(host)?.shift()
+    const endpoint = spare ?? (await this.bind(host))
+    this.topUp(host)
+    return endpoint
+  }
+
+  private async bind(host: string): Promise<WorkerEndpoint> {
     const running = this.run()
     await running.ready
     const request = this.nextRequest++
@@ -96,6 +108,30 @@ export class WorkerMediaIo implements MediaIo {
       this.requests.set(request, { resolve, reject, host })
       running.worker.postMessage({ type: 'bind', request, host } satisfies ToWorker)
     })
+  }
+
+  /**
+   * Binds pairs ahead for the next calls on `host`, up to `sparePairs`: a call's setup then takes
+   * a bound pair at once instead of waiting for a round trip through two busy event loops (at 250
+   * calls on one core that wait put the setup's p95 at 60–70 ms). A refill that finds no port
+   * left is not an error: the next allocate() binds, and reports, on its own.
+   */
+  private topUp(host: string): void {
+    let have = (this.spares.get(host)?.length ?? 0) + (this.refilling.get(host) ?? 0)
+    for (; have < this.options.sparePairs && !this.closed; have++) {
+      this.refilling.set(host, (this.refilling.get(host) ?? 0) + 1)
+      this.bind(host)
+        .then(
+          (endpoint) => {
+            if (this.closed) return endpoint.close()
+            const list = this.spares.get(host) ?? []
+            list.push(endpoint)
+            this.spares.set(host, list)
+          },
+          () => {},
+        )
+        .finally(() => this.refilling.set(host, (this.refilling.get(host) ?? 1) - 1))
+    }
   }
 
   async close(): Promise<void> {
@@ -217,6 +253,7 @@ export class WorkerMediaIo implements MediaIo {
       failed(new Error(reason))
       for (const pending of this.requests.values()) pending.reject(new Error(reason))
       this.requests.clear()
+      this.spares.clear()
       for (const endpoint of [...this.endpoints.values()]) endpoint.lose(reason)
       this.endpoints.clear()
       clearInterval(this.pumpTimer)

@@ -405,3 +405,36 @@ t.test("at a phone line's 8 kHz: 160-sample frames on the same 20 ms pacing, the
   await run(clock, 600)
   t.same(playout.heard(), [{ text: 'alpha beta', complete: false, interrupted: false }], '660 ms of 1320: "alpha beta", as at 16 kHz')
 })
+
+t.test('a sink that reads at once MUST get one array, refilled, with the same samples as fresh frames and the tail zero-padded', async (t) => {
+  const fresh: Int16Array[] = []
+  const reused: Int16Array[] = []
+  const arrays = new Set<Int16Array>()
+  for (const [sinkReadsAtOnce, into] of [
+    [false, fresh],
+    [true, reused],
+  ] as const) {
+    const clock = new FakePlayoutClock()
+    const playout = new Playout({
+      clock,
+      sinkReadsAtOnce,
+      sink: (frame) => {
+        into.push(frame.slice()) // what the sink read, when it read it
+        if (sinkReadsAtOnce) arrays.add(frame)
+      },
+    })
+    const seg = playout.beginSegment('hello there')
+    void seg.push(audio(210)) // 10½ frames: the last one half audio, half padding
+    seg.end()
+    clock.advance(1000)
+    // A second segment after a pause: its short frame must not carry the first one's samples.
+    const next = playout.beginSegment('again')
+    void next.push(audio(5, 7))
+    next.end()
+    clock.advance(1000)
+  }
+  t.equal(reused.length, 12)
+  t.same(reused, fresh)
+  t.equal(arrays.size, 1, 'one array for every frame')
+  t.same([...reused[11]!.subarray(80)], new Array(FRAME_SAMPLES - 80).fill(0), 'the short frame is padded with zeros')
+})
