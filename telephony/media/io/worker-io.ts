@@ -58,6 +58,12 @@ const PUMP_MS = 20
 
 const BOOT = new URL('./worker-boot.mjs', import.meta.url)
 
+/** A pair being bound ahead; `claimed` by an allocate() that found no spare, it is that call's. */
+interface Refill {
+  claimed: boolean
+  endpoint: Promise<WorkerEndpoint | undefined>
+}
+
 interface Running {
   readonly worker: Worker
   readonly toWorker: ByteRing
@@ -77,7 +83,7 @@ export class WorkerMediaIo implements MediaIo {
   private readonly addresses = new AddressCache()
   /** Pairs bound ahead per host (topUp), and binds for them in flight. */
   private readonly spares = new Map<string, WorkerEndpoint[]>()
-  private readonly refilling = new Map<string, number>()
+  private readonly refills = new Map<string, Refill[]>()
   private closed = false
   private pumpTimer: NodeJS.Timeout | undefined
   /** Records the worker's ring refused (it was full), since the last overflow report. */
@@ -94,8 +100,14 @@ export class WorkerMediaIo implements MediaIo {
 
   async allocate(host: string): Promise<MediaEndpoint> {
     if (this.closed) throw new Error('the media io is closed')
-    const spare = this.spares.get(host)?.shift()
-    const endpoint = spare ?? (await this.bind(host))
+    let endpoint = this.spares.get(host)?.shift()
+    // A pair being bound ahead is this call's: binding another could find the range exhausted by it.
+    const inFlight = endpoint ? undefined : this.refills.get(host)?.find((r) => !r.claimed)
+    if (inFlight) {
+      inFlight.claimed = true
+      endpoint = await inFlight.endpoint
+    }
+    endpoint ??= await this.bind(host)
     this.topUp(host)
     return endpoint
   }
@@ -117,20 +129,24 @@ export class WorkerMediaIo implements MediaIo {
    * left is not an error: the next allocate() binds, and reports, on its own.
    */
   private topUp(host: string): void {
-    let have = (this.spares.get(host)?.length ?? 0) + (this.refilling.get(host) ?? 0)
+    const refills = this.refills.get(host) ?? []
+    this.refills.set(host, refills)
+    let have = (this.spares.get(host)?.length ?? 0) + refills.filter((r) => !r.claimed).length
     for (; have < this.options.sparePairs && !this.closed; have++) {
-      this.refilling.set(host, (this.refilling.get(host) ?? 0) + 1)
-      this.bind(host)
-        .then(
-          (endpoint) => {
-            if (this.closed) return endpoint.close()
-            const list = this.spares.get(host) ?? []
-            list.push(endpoint)
-            this.spares.set(host, list)
-          },
-          () => {},
-        )
-        .finally(() => this.refilling.set(host, (this.refilling.get(host) ?? 1) - 1))
+      const refill: Refill = { claimed: false, endpoint: Promise.resolve(undefined) }
+      const settle = (endpoint: WorkerEndpoint | undefined): WorkerEndpoint | undefined => {
+        refills.splice(refills.indexOf(refill), 1)
+        if (!endpoint || refill.claimed) return endpoint
+        if (this.closed) endpoint.close()
+        else {
+          const list = this.spares.get(host) ?? []
+          list.push(endpoint)
+          this.spares.set(host, list)
+        }
+        return undefined
+      }
+      refill.endpoint = this.bind(host).then(settle, () => settle(undefined))
+      refills.push(refill)
     }
   }
 
