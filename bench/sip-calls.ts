@@ -104,6 +104,7 @@ async function main(): Promise<void> {
         end_of_turn_wait_ms: END_OF_TURN_WAIT_MS,
         warmup_ms: PLAN.warmupMs,
         window_ms: PLAN.windowMs,
+        rtp_io: process.env.OZAN_RTP_IO === 'inline' ? 'inline' : 'worker',
       },
       capacity: { pinned_core: engineCore, steps: capSteps, calls_per_core: callsPerCore },
       setup_ms: setupAll,

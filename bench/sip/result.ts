@@ -26,6 +26,8 @@ export interface SipBenchResult {
     end_of_turn_wait_ms: number
     warmup_ms: number
     window_ms: number
+    /** Where the engine's RTP sockets lived (OZAN_RTP_IO): the media worker, or the main thread. */
+    rtp_io: 'worker' | 'inline'
   }
   capacity: {
     pinned_core: number | null

@@ -58,6 +58,8 @@ export class PhoneCallTransport implements PhoneTransport, TickMember {
   readonly transferWaits = true
   /** The call hears and speaks at the line's own 8 kHz. */
   readonly lineRate = 8000
+  /** writeAudio encodes the frame into the sender's FIFO at once and keeps nothing of it (the playout may refill one array). */
+  readonly writesAudioAtOnce = true
   private readonly options: PhoneTransportOptions
   private input: TransportInput | undefined
   /** Leaves the tick group; set while ticking. */

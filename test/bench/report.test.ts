@@ -171,7 +171,7 @@ t.test('sip-calls: calls per core against web calls of the same run, setup, jitt
   const sip = {
     scenario: 'sip-calls',
     quick: false,
-    config: { codec: 'PCMU', ptime_ms: 20, calls_per_second: 20, end_of_turn_wait_ms: 300, warmup_ms: 5000, window_ms: 10000 },
+    config: { codec: 'PCMU', ptime_ms: 20, calls_per_second: 20, end_of_turn_wait_ms: 300, warmup_ms: 5000, window_ms: 10000, rtp_io: 'worker' },
     capacity: { pinned_core: 1, steps: [step(50, true, 2), step(100, true, 3.5), step(150, false, 12)], calls_per_core: 100 },
     setup_ms: d(8, 20, 31),
     rtp_send_jitter_p99_ms: 3.5,

@@ -154,3 +154,23 @@ t.test('dtmfReceived (SIP INFO) MUST give one dtmf frame per digit; anything els
     { type: 'dtmf', digits: 'A' },
   ])
 })
+
+t.test('writeAudio MUST read the frame before it returns (writesAudioAtOnce): refilling it after cannot change what is sent', async (t) => {
+  const { session, sent, transport } = setup()
+  t.equal(transport.writesAudioAtOnce, true)
+  // 40 ms packets: the first 20 ms frame waits in the sender's FIFO for the second.
+  session.apply(negotiated({ ptimeMs: 40 }))
+  const frame = toneFrames(1)[0]!
+  const tone = frame.slice()
+  void transport.writeAudio(frame)
+  t.equal(sent.length, 0, 'half a packet: nothing sent yet')
+  frame.fill(0) // the playout refills its one array with the next frame: silence here
+  void transport.writeAudio(frame)
+  t.equal(sent.length, 1)
+  const packet = parseRtp(sent[0]!.bytes)
+  t.ok(packet.ok)
+  const payload = (packet as { ok: true; packet: { payload: Uint8Array } }).packet.payload
+  t.equal(payload.length, 320)
+  t.notSame([...payload.subarray(0, 160)], [...payload.subarray(160)], 'the first 20 ms is the tone as written, not the silence it was refilled with')
+  t.ok(rmsOf(tone) > 1000)
+})

@@ -41,6 +41,20 @@ const until = async (what: string, ok: () => boolean, ms = 20_000) => {
   }
 }
 
+/**
+ * A line that reads each frame at once (as a phone line encodes it), declaring so: the call's
+ * playout should then hand it one array, refilled. It keeps a copy, as MemoryTransport keeps frames.
+ */
+class ReadsAtOnceTransport extends MemoryTransport {
+  readonly writesAudioAtOnce = true
+  readonly arrays = new Set<Int16Array>()
+
+  override writeAudio(frame: Int16Array): Promise<void> {
+    this.arrays.add(frame)
+    return super.writeAudio(frame.slice())
+  }
+}
+
 /** The greeting's length in frames on each path: the same speech, whatever the rate. */
 const greetingFrames: number[] = []
 
@@ -52,7 +66,7 @@ for (const lineRate of [undefined, 8000] as const) {
     const vad = await loadVad()
     const def = Definition.parse(demoGraph)
     const config = AgentConfig.parse({})
-    const transport = new MemoryTransport({ sampleRate: RATE, ...(lineRate && { lineRate }) })
+    const transport = lineRate ? new ReadsAtOnceTransport({ sampleRate: RATE, lineRate }) : new MemoryTransport({ sampleRate: RATE })
     const recorder = new MemoryRecorder()
     const session = new CallSession({
       transport,
@@ -83,6 +97,7 @@ for (const lineRate of [undefined, 8000] as const) {
       await new Promise((r) => setTimeout(r, 300))
     }
     greetingFrames.push(transport.framesWritten)
+    if (transport instanceof ReadsAtOnceTransport) t.equal(transport.arrays.size, 1, 'a line that reads at once gets one array, refilled')
     if (greetingFrames.length === 2) {
       const [at16k, at8k] = greetingFrames as [number, number]
       t.ok(Math.abs(at8k - at16k) <= at16k * 0.02 + 2, `the greeting: ${at8k} frames at 8 kHz, ${at16k} at 16 kHz`)
