@@ -3,8 +3,9 @@
  * packets with the time they should leave, and the worker (worker.ts) sends them then, from its
  * own thread, so a pause of the main thread (a full GC, a burst of work) no longer stops every
  * call's audio on the wire for as long as it lasts: what the playout wrote ahead (its lead) keeps
- * leaving on time. Datagrams come back through a ring, read when the worker rings and before each
- * receive tick, so the main thread gets no event per packet.
+ * leaving on time. Datagrams come back through a ring, read before each receive tick and every
+ * PUMP_MS (the worker rings only when the ring is half full), so the main thread gets no event
+ * per packet.
  *
  * A worker that dies takes its sockets: every open endpoint hears `lost` (its call ends as
  * dropped) and the next allocate() starts a new worker.
@@ -88,6 +89,7 @@ export class WorkerMediaIo implements MediaIo {
   private pumpTimer: NodeJS.Timeout | undefined
   /** Records the worker's ring refused (it was full), since the last overflow report. */
   refusedToWorker = 0
+  private refusalReportedAt = Number.NEGATIVE_INFINITY
 
   constructor(options: Pick<WorkerMediaIoOptions, 'minPort' | 'maxPort'> & Partial<WorkerMediaIoOptions>) {
     this.options = { ...DEFAULT_WORKER_MEDIA_IO, ...options }
@@ -181,6 +183,13 @@ export class WorkerMediaIo implements MediaIo {
       address.length > MAX_ADDRESS_BYTES || payloadLength > MAX_DATAGRAM_BYTES ? -1 : ring.reserve(RECORD_HEADER_BYTES + address.length + payloadLength)
     if (at < 0) {
       this.refusedToWorker++
+      // The worker reports its own drops; a full ring toward it is only seen here.
+      const now = performance.now()
+      if (now - this.refusalReportedAt >= 1000) {
+        this.refusalReportedAt = now
+        this.options.onOverflow?.({ toWorker: this.refusedToWorker, fromWorker: 0 })
+        this.refusedToWorker = 0
+      }
       return false
     }
     const addressLength = writeAddress(ring.bytes, at + RECORD_HEADER_BYTES, address)

@@ -127,3 +127,18 @@ t.test('a worker that dies MUST end its calls as dropped, and the next call MUST
   for (const frame of toneFrames(3)) void next.transport.writeAudio(frame)
   t.ok(await waitFor(() => packets >= 3), 'the new worker sends')
 })
+
+t.test('a full ring toward the worker MUST drop packets, count them as send errors and report the overflow', async (t) => {
+  const base = await freePortRange(2)
+  const overflows: Array<{ toWorker: number; fromWorker: number }> = []
+  // Room for about one packet: writing a second of audio at once overflows it.
+  const io = new WorkerMediaIo({ minPort: base, maxPort: base + 1, ringBytes: 256, sparePairs: 0, onOverflow: (counts) => overflows.push(counts) })
+  t.teardown(() => io.close())
+  const media = await openCallMedia({ io, host: HOST, logger, signals: recordingSignals().signals })
+  t.teardown(() => media.close())
+  media.apply(negotiated({ remotePort: 9, rtcpPort: 9 }))
+  for (const frame of toneFrames(50)) void media.transport.writeAudio(frame)
+  t.ok(media.stats().sendErrors >= 45, `${media.stats().sendErrors} packets refused`)
+  t.equal(overflows.length, 1, 'reported once, not per packet')
+  t.ok(overflows[0]!.toWorker >= 1)
+})
