@@ -150,7 +150,9 @@ function take(offset: number, length: number): void {
   const pair = view.getUint32(offset + 4, true)
   if (kind === KIND_FLUSH) {
     const { packets, octets } = schedule.drop(pair, 'sequenced')
-    if (packets > 0) post({ type: 'unsent', pair, packets, octets })
+    // The sender counts payload octets (RFC 3550 §6.4.1) and writes RTP's fixed 12-octet header
+    // with no CSRC or extension (rtp-sender.ts).
+    if (packets > 0) post({ type: 'unsent', pair, packets, octets: octets - 12 * packets })
   } else if (kind === KIND_CLOSE) close(pair)
   else if (kind === KIND_SEND && pairs.has(pair)) {
     const addressLength = view.getUint8(offset + 3)

@@ -97,6 +97,8 @@ t.test('a barge-in MUST drop the audio not yet left; what follows MUST continue 
   t.ok(beforeResume >= 5 && beforeResume <= 20, `${beforeResume} of 50 packets left before the barge-in`)
   t.equal(media.stats().packetsOut, beforeResume, 'sent = what left: the dropped ones are not counted')
   t.equal(media.stats().packetsUnsent, 50 - beforeResume)
+  const sender = (media as unknown as { session: { sender: { stats: { packetCount: number; octetCount: number } } } }).session.sender.stats
+  t.same([sender.packetCount, sender.octetCount], [beforeResume, 160 * beforeResume], "the SR's counts: what left, payload octets only")
   for (const frame of frames.slice(0, 3)) void media.transport.writeAudio(frame)
   t.ok(await waitFor(() => got.length === beforeResume + 3))
   got.forEach((p, i) => t.equal(p.sequenceNumber, (got[0]!.sequenceNumber + i) & 0xffff, `packet ${i}: sequence +1 a packet that left`))
